@@ -1,0 +1,3 @@
+import Sluice
+
+print("Sluice \(Sluice.version) on libcurl \(Sluice.libcurlVersion)")

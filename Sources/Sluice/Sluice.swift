@@ -1,0 +1,16 @@
+@_exported import SluiceSignals
+internal import CCurl
+
+/// Facts about this build of Sluice.
+public enum Sluice {
+    /// The version of the Sluice library.
+    public static let version = "0.1.0"
+
+    /// The version of the libcurl that Sluice is linked against, e.g. `"7.88.1"`.
+    public static var libcurlVersion: String {
+        guard let info = sluice_version_info(), let version = info.pointee.version else {
+            return "unknown"
+        }
+        return String(cString: version)
+    }
+}

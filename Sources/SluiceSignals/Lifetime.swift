@@ -1,0 +1,57 @@
+/// The lifetime of a piece of work or of an owner object: it ends exactly once, and everything
+/// attached to it is disposed then.
+///
+/// A `SignalProducer`'s start handler receives the lifetime of its subscription: attach the
+/// cancellation of the work to it (`lifetime += disposable` or `lifetime.observeEnded { … }`).
+public final class Lifetime: Sendable {
+    @usableFromInline
+    let disposables: CompositeDisposable
+
+    /// Creates a lifetime that ends when `disposables` is disposed.
+    @usableFromInline
+    init(_ disposables: CompositeDisposable) {
+        self.disposables = disposables
+    }
+
+    /// Whether the lifetime has ended.
+    public var hasEnded: Bool { disposables.isDisposed }
+
+    /// Runs `action` when the lifetime ends (at once if it already has).
+    @inlinable
+    public func observeEnded(_ action: @escaping @Sendable () -> Void) {
+        disposables.insert(AnyDisposable(action))
+    }
+
+    /// Disposes `disposable` when the lifetime ends (at once if it already has).
+    @inlinable
+    public static func += (lhs: Lifetime, rhs: (any Disposable)?) {
+        lhs.disposables.insert(rhs)
+    }
+
+    /// A new lifetime and the token that ends it: the lifetime ends when the token is
+    /// deinitialized or disposed. Keep the token in the owner object.
+    public static func make() -> (lifetime: Lifetime, token: Token) {
+        let token = Token()
+        return (Lifetime(token.disposables), token)
+    }
+
+    /// A lifetime that has already ended.
+    public static var empty: Lifetime {
+        let composite = CompositeDisposable()
+        composite.dispose()
+        return Lifetime(composite)
+    }
+
+    /// Ends a `Lifetime` when it is disposed or deinitialized.
+    public final class Token: Sendable {
+        let disposables = CompositeDisposable()
+
+        /// Creates a token.
+        public init() {}
+
+        /// Ends the lifetime now.
+        public func dispose() { disposables.dispose() }
+
+        deinit { disposables.dispose() }
+    }
+}

@@ -1,0 +1,39 @@
+import Synchronization
+
+/// Namespace of the event transforms behind every operator; each operator file adds one.
+@usableFromInline
+enum Operators {}
+
+extension Observer {
+    /// Forwards a terminal event of a stream with another value type; ignores values.
+    @inlinable
+    func sendTerminal<V>(_ event: Event<V, Failure>) {
+        switch event {
+        case .value: break
+        case .failed(let error): send(error: error)
+        case .completed: sendCompleted()
+        case .interrupted: sendInterrupted()
+        }
+    }
+}
+
+/// Per-subscription state of a stateful operator.
+///
+/// Operator input is serial, so the lock is never contended in practice; it makes the state's
+/// ownership explicit to the compiler and to the thread sanitizer. Never call user code while
+/// holding it.
+@usableFromInline
+final class OperatorState<State: Sendable>: Sendable {
+    @usableFromInline
+    let storage: Mutex<State>
+
+    @inlinable
+    init(_ initial: State) {
+        storage = Mutex(initial)
+    }
+
+    @inlinable
+    func withLock<R: Sendable>(_ body: (inout State) -> R) -> R {
+        storage.withLock { body(&$0) }
+    }
+}

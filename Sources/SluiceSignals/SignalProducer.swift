@@ -1,0 +1,189 @@
+import Synchronization
+
+/// A cold stream: a recipe for work that runs afresh on every `start`, such as an HTTP request.
+///
+/// Nothing happens until the producer is started. Each `start` runs the start handler again (so
+/// `retry` re-runs a request) and returns a disposable; disposing it interrupts the work: the
+/// observer receives `interrupted`, and everything attached to the subscription's `Lifetime` is
+/// disposed. Events reach the observer serially and follow the grammar documented on `Event`,
+/// even when the start handler sends from several threads at once. A finished or disposed
+/// subscription releases its observer, the operators' closures and the work's resources.
+public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
+    /// Runs the work for one subscription, sending into an observer that is already serial.
+    @usableFromInline
+    let startHandler: @Sendable (Observer<Value, Failure>, Lifetime) -> Void
+
+    /// Creates a producer whose every start runs `startHandler` with a fresh observer and the
+    /// lifetime of that subscription. The handler may send from any thread.
+    public init(_ startHandler: @escaping @Sendable (Observer<Value, Failure>, Lifetime) -> Void) {
+        self.startHandler = { downstream, lifetime in
+            // The gate makes the handler's sends serial before any operator sees them.
+            let gate = SignalCore<Value, Failure>()
+            _ = gate.attach(downstream)
+            lifetime.observeEnded { gate.interrupt() }
+            startHandler(Observer(gate.send), lifetime)
+        }
+    }
+
+    /// Creates a producer from a handler whose sends are already serial (operators use this).
+    @inlinable
+    init(serialized startHandler: @escaping @Sendable (Observer<Value, Failure>, Lifetime) -> Void) {
+        self.startHandler = startHandler
+    }
+
+    /// Starts the work, delivering its events to `observer`; dispose the result to interrupt it.
+    @inlinable
+    @discardableResult
+    public func start(_ observer: Observer<Value, Failure> = Observer { _ in }) -> any Disposable {
+        let disposables = CompositeDisposable()
+        let sink = ProducerSink(observer, disposables)
+        startHandler(Observer(sink.receive), Lifetime(disposables))
+        return disposables
+    }
+
+    /// Starts the work, running `action` for every event.
+    @inlinable
+    @discardableResult
+    public func start(_ action: @escaping @Sendable (Event<Value, Failure>) -> Void) -> any Disposable {
+        start(Observer(action))
+    }
+
+    /// Starts the work, observing values only.
+    @inlinable
+    @discardableResult
+    public func startWithValues(_ action: @escaping @Sendable (Value) -> Void) -> any Disposable {
+        start(Observer { event in
+            if case .value(let value) = event { action(value) }
+        })
+    }
+
+    /// Starts the work, observing each value as a success and the failure as a failure.
+    @discardableResult
+    public func startWithResult(_ action: @escaping @Sendable (Result<Value, Failure>) -> Void) -> any Disposable {
+        start(Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }))
+    }
+
+    /// Starts the work, observing the failure only.
+    @discardableResult
+    public func startWithFailed(_ action: @escaping @Sendable (Failure) -> Void) -> any Disposable {
+        start(Observer(failed: action))
+    }
+
+    /// Starts the work, observing completion only.
+    @discardableResult
+    public func startWithCompleted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        start(Observer(completed: action))
+    }
+
+    /// Starts the work, observing interruption only.
+    @discardableResult
+    public func startWithInterrupted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        start(Observer(interrupted: action))
+    }
+
+    /// Builds a derived producer from an event transform (see `EventTransform`).
+    @inlinable
+    func lift<U: Sendable, F: Error>(_ transform: EventTransform<Value, Failure, U, F>) -> SignalProducer<U, F> {
+        let source = startHandler
+        return SignalProducer<U, F>(serialized: { downstream, lifetime in
+            source(transform.make(downstream, lifetime), lifetime)
+        })
+    }
+}
+
+/// The end of a started producer: delivers to the user's observer, drops anything after the
+/// terminal event, and ends the subscription's lifetime once the terminal event is delivered.
+///
+/// The sink holds the observer strongly; it is released with the operator chain, which the source's
+/// gate lets go of as soon as it has delivered its terminal event.
+@usableFromInline
+final class ProducerSink<Value: Sendable, Failure: Error>: Sendable {
+    @usableFromInline let observer: Observer<Value, Failure>
+    @usableFromInline let disposables: CompositeDisposable
+    @usableFromInline let isTerminated = Atomic<Bool>(false)
+
+    @inlinable
+    init(_ observer: Observer<Value, Failure>, _ disposables: CompositeDisposable) {
+        self.observer = observer
+        self.disposables = disposables
+    }
+
+    @inlinable
+    func receive(_ event: Event<Value, Failure>) {
+        // Events arrive serially (see SignalCore), so a relaxed load is enough to drop strays.
+        if isTerminated.load(ordering: .relaxed) { return }
+        if event.isTerminating {
+            guard !isTerminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            observer.send(event)
+            disposables.dispose()
+        } else {
+            observer.send(event)
+        }
+    }
+}
+
+extension SignalProducer {
+    /// A producer that sends one value and completes.
+    public init(value: Value) {
+        self.init(serialized: { observer, _ in
+            observer.send(value: value)
+            observer.sendCompleted()
+        })
+    }
+
+    /// A producer that fails at once.
+    public init(error: Failure) {
+        self.init(serialized: { observer, _ in observer.send(error: error) })
+    }
+
+    /// A producer that sends the result's value and completes, or fails with its error.
+    public init(result: Result<Value, Failure>) {
+        switch result {
+        case .success(let value): self.init(value: value)
+        case .failure(let error): self.init(error: error)
+        }
+    }
+
+    /// A producer that sends each value in order and completes; stops early when disposed.
+    public init<S: Sequence & Sendable>(values: S) where S.Element == Value {
+        self.init(serialized: { observer, lifetime in
+            for value in values {
+                if lifetime.hasEnded { return }
+                observer.send(value: value)
+            }
+            observer.sendCompleted()
+        })
+    }
+
+    /// A producer that runs `action` on every start and sends its result.
+    public init(resultOf action: @escaping @Sendable () -> Result<Value, Failure>) {
+        self.init(serialized: { observer, _ in
+            switch action() {
+            case .success(let value):
+                observer.send(value: value)
+                observer.sendCompleted()
+            case .failure(let error):
+                observer.send(error: error)
+            }
+        })
+    }
+
+    /// A producer that completes at once without a value.
+    public static var empty: SignalProducer {
+        SignalProducer(serialized: { observer, _ in observer.sendCompleted() })
+    }
+
+    /// A producer that never sends anything until it is disposed.
+    public static var never: SignalProducer {
+        SignalProducer(serialized: { observer, lifetime in
+            lifetime.observeEnded { observer.sendInterrupted() }
+        })
+    }
+
+    /// A producer that observes `signal` on each start.
+    public init(_ signal: Signal<Value, Failure>) {
+        self.init({ observer, lifetime in
+            lifetime += signal.observe(observer)
+        })
+    }
+}
