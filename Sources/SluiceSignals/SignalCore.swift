@@ -129,6 +129,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Sendable {
     }
 
     /// Interrupts: values not yet delivered are dropped and observers get `interrupted`.
+    @usableFromInline
     func interrupt() {
         let targets = state.withLock { s -> Targets? in
             guard s.isAccepting else { return nil }

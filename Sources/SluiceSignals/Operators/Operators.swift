@@ -37,3 +37,17 @@ final class OperatorState<State: Sendable>: Sendable {
         storage.withLock { body(&$0) }
     }
 }
+
+extension Operators {
+    /// Wraps `downstream` in a serial gate for operators whose output can come from more than one
+    /// thread (several sources, timers, schedulers): sends through the returned observer are
+    /// delivered one at a time, in order, and nothing is delivered after the first terminal event.
+    /// When `lifetime` ends, a subscriber that has not had its terminal event gets `interrupted`.
+    @inlinable
+    static func serialized<V, E>(_ downstream: Observer<V, E>, _ lifetime: Lifetime) -> Observer<V, E> {
+        let gate = SignalCore<V, E>()
+        _ = gate.attach(downstream)
+        lifetime.observeEnded { gate.interrupt() }
+        return Observer(gate.send)
+    }
+}
