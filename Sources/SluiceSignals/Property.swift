@@ -1,0 +1,51 @@
+/// A read-only current value and its changes.
+///
+/// `value` is the current value, `signal` sends each change, and `producer` sends the current
+/// value first and then each change. A property made from a `MutableProperty` follows it.
+public final class Property<Value: Sendable>: Sendable {
+    private let getValue: @Sendable () -> Value
+    /// Sends each change, not the current value.
+    public let signal: Signal<Value, Never>
+    /// Sends the current value, then each change.
+    public let producer: SignalProducer<Value, Never>
+
+    /// The current value.
+    public var value: Value { getValue() }
+
+    /// A property that follows a mutable property (and keeps it alive).
+    public init(_ source: MutableProperty<Value>) {
+        getValue = { source.value }
+        signal = source.signal
+        producer = source.producer
+    }
+
+    /// A property whose value never changes.
+    public init(value: Value) {
+        getValue = { value }
+        signal = .never
+        producer = SignalProducer(value: value)
+    }
+
+    /// A property that starts at `initial` and then takes each value `signal` sends.
+    public convenience init(initial: Value, then signal: Signal<Value, Never>) {
+        let backing = MutableProperty(initial)
+        // The subscription lives as long as the source signal does; it holds the backing weakly.
+        signal.observeValues { [weak backing] value in backing?.value = value }
+        self.init(backing)
+    }
+
+    /// A property whose value is `transform` of this one's.
+    public func map<U: Sendable>(_ transform: @escaping @Sendable (Value) -> U) -> Property<U> {
+        Property<U>(getValue: { transform(self.value) }, signal: signal.map(transform), producer: producer.map(transform))
+    }
+
+    private init(
+        getValue: @escaping @Sendable () -> Value,
+        signal: Signal<Value, Never>,
+        producer: SignalProducer<Value, Never>
+    ) {
+        self.getValue = getValue
+        self.signal = signal
+        self.producer = producer
+    }
+}
