@@ -41,6 +41,16 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
         return disposables
     }
 
+    /// Starts the work with its subscription already installed in `slot`, so that events the work
+    /// sends before `start` would return (and what they trigger, such as a retry) can never be
+    /// overwritten by a late assignment of the returned disposable.
+    func start(_ observer: Observer<Value, Failure>, in slot: SerialDisposable) {
+        let disposables = CompositeDisposable()
+        slot.inner = disposables
+        let sink = ProducerSink(observer, disposables)
+        startHandler(Observer(sink.receive), Lifetime(disposables))
+    }
+
     /// Starts the work, running `action` for every event.
     @inlinable
     @discardableResult

@@ -10,7 +10,7 @@ extension SignalProducer {
                 guard case .completed = event else { return downstream.send(event) }
                 // The first run is over: its events have all been delivered, so the second
                 // run's events cannot overlap them.
-                inner.inner = next.start(Observer(downstream.send))
+                next.start(Observer(downstream.send), in: inner)
             }
             // Its own subscription, so its resources are released as soon as it completes.
             lifetime += first.start(firstObserver)
@@ -25,7 +25,7 @@ extension SignalProducer {
             lifetime += self.start(Observer { event in
                 switch event {
                 case .value: break
-                case .completed: inner.inner = replacement.start(Observer(downstream.send))
+                case .completed: replacement.start(Observer(downstream.send), in: inner)
                 default: downstream.sendTerminal(event)
                 }
             })

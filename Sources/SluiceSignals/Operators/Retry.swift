@@ -18,13 +18,16 @@ extension SignalProducer {
     /// `delay` receives the number of the retry about to happen (1 for the first retry) and the
     /// failure; it returns how long to wait before restarting, or nil to give up and forward the
     /// failure. A zero delay restarts at once; other delays wait on `scheduler` (a `TestScheduler`
-    /// in tests). Disposing during a wait cancels the pending restart.
+    /// in tests); without a scheduler every retry restarts at once. Disposing during a wait cancels the
+    /// pending restart and interrupts the observer.
     public func retry(
         on scheduler: (any DateScheduler)? = nil,
         delay: @escaping @Sendable (_ attempt: Int, _ error: Failure) -> Duration?
     ) -> SignalProducer<Value, Failure> {
         let source = self
-        return SignalProducer(serialized: { downstream, lifetime in
+        return SignalProducer(serialized: { observer, lifetime in
+            // Disposing during a wait between attempts must still interrupt the observer.
+            let downstream = Operators.serialized(observer, lifetime)
             let current = SerialDisposable()
             lifetime += current
             let attempts = OperatorState(0)
@@ -33,7 +36,7 @@ extension SignalProducer {
                 guard !lifetime.hasEnded else { return }
                 // Each attempt is its own subscription, so a failed attempt's resources are released
                 // before the next one starts, and attempts never overlap.
-                current.inner = source.start(Observer { event in
+                source.start(Observer { event in
                     guard case .failed(let error) = event else { return downstream.send(event) }
                     let attempt = attempts.withLock { count -> Int in
                         count += 1
@@ -45,7 +48,7 @@ extension SignalProducer {
                     } else if let scheduler {
                         current.inner = scheduler.schedule(after: wait) { startAttempt() }
                     }
-                })
+                }, in: current)
             }
             startAttempt()
         })
