@@ -4,6 +4,7 @@
 #define SLUICE_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <sys/eventfd.h>
 
 static inline CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -35,6 +36,47 @@ static inline CURLcode sluice_easy_getinfo_string(CURL *handle, CURLINFO info, c
 
 static inline CURLMcode sluice_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
+}
+
+static inline CURLcode sluice_easy_getinfo_double(CURL *handle, CURLINFO info, double *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode sluice_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode sluice_easy_setopt_read_function(CURL *handle, curl_read_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
+static inline CURLcode sluice_easy_setopt_seek_function(CURL *handle, curl_seek_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
+}
+
+static inline CURLcode sluice_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list) {
+    return curl_easy_setopt(handle, option, list);
+}
+
+/// The result code of a finished transfer (CURLMsg keeps it in a union Swift cannot name).
+static inline CURLcode sluice_msg_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+/// Constants that are macros in curl.h, which Swift cannot import.
+static const size_t SLUICE_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;
+static const size_t SLUICE_READFUNC_PAUSE = CURL_READFUNC_PAUSE;
+static const size_t SLUICE_READFUNC_ABORT = CURL_READFUNC_ABORT;
+static const int SLUICE_SEEKFUNC_OK = CURL_SEEKFUNC_OK;
+static const int SLUICE_SEEKFUNC_CANTSEEK = CURL_SEEKFUNC_CANTSEEK;
+static const int SLUICE_PAUSE_ALL = CURLPAUSE_ALL;
+static const int SLUICE_PAUSE_CONT = CURLPAUSE_CONT;
+static const long SLUICE_PIPE_MULTIPLEX = CURLPIPE_MULTIPLEX;
+static const long SLUICE_GLOBAL_DEFAULT = CURL_GLOBAL_DEFAULT;
+
+/// A non-blocking, close-on-exec eventfd, used to wake the transport's loop from other threads.
+static inline int sluice_eventfd(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 
 /// The version information of the linked libcurl (CURLVERSION_NOW is a macro Swift cannot see).

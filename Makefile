@@ -1,0 +1,50 @@
+# Sluice: `make demo` runs the Playground, `make test` runs the tests.
+# Both install the system packages they need first (Debian: libcurl's and zlib's headers, pkg-config).
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" != "0" ] && command -v sudo >/dev/null && echo sudo)
+FORMAT_PATHS := Package.swift Sources Tests Playground Benchmarks/Package.swift Benchmarks/Sources
+
+.PHONY: deps test demo bench strict tsan format lint clean
+
+## Installs libcurl's and zlib's development files and pkg-config when they are missing.
+deps:
+	@if ! pkg-config --exists libcurl 2>/dev/null; then \
+		echo "Installing libcurl4-openssl-dev and pkg-config"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libcurl4-openssl-dev pkg-config; \
+	fi
+	@if ! pkg-config --exists zlib 2>/dev/null; then \
+		echo "Installing zlib1g-dev (gzip in SluiceTesting's MockServer)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq zlib1g-dev pkg-config; \
+	fi
+
+## Runs the whole test suite.
+test: deps
+	$(SWIFT) test
+
+## Runs the Playground, a guided tour of Sluice.
+demo: deps
+	$(SWIFT) run Playground $(ARGS)
+
+## Runs every benchmark (release build, its own package).
+bench: deps
+	$(SWIFT) run -c release --package-path Benchmarks sluice-bench all $(ARGS)
+
+## Builds everything with warnings treated as errors.
+strict: deps
+	$(SWIFT) build --build-tests --scratch-path .build-strict -Xswiftc -warnings-as-errors
+
+## Runs the reactive core's tests (the concurrency tests) under the thread sanitizer.
+tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter SluiceSignalsTests
+
+## Formats the sources in place with the toolchain's swift-format and the checked-in .swift-format.
+format:
+	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)
+
+## Fails when a file is not formatted.
+lint:
+	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
+
+clean:
+	rm -rf .build .build-strict .build-tsan Benchmarks/.build

@@ -1,0 +1,132 @@
+/// An ordered list of HTTP header fields.
+///
+/// Names compare case-insensitively; the order of fields is kept and a name may repeat (as
+/// `Set-Cookie` does). `headers["Content-Type"]` reads the first value of a name, and setting it
+/// replaces every field of that name.
+public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field.
+    public struct Field: Sendable, Equatable, Hashable {
+        /// The name, as given (compared case-insensitively).
+        public var name: String
+        /// The value.
+        public var value: String
+
+        /// Creates a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private var fields: [Field]
+
+    /// Creates an empty list.
+    public init() { fields = [] }
+
+    /// Creates a list from fields, keeping their order.
+    public init(_ fields: [Field]) { self.fields = fields }
+
+    /// Creates a list from name-value pairs, keeping their order.
+    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+
+    /// Creates a list from a dictionary literal, keeping the literal's order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The first value for `name`; setting replaces all fields of that name (nil removes them).
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveEquals(name) }?.value }
+        set {
+            if let newValue {
+                replaceOrAdd(name: name, value: newValue)
+            } else {
+                remove(name: name)
+            }
+        }
+    }
+
+    /// Every value for `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Whether a field with `name` exists.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Appends a field, keeping any existing ones of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces the first field of `name` in place and removes the others, or appends one.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
+            fields[index] = Field(name: name, value: value)
+            var seen = false
+            fields.removeAll { field in
+                guard field.name.caseInsensitiveEquals(name) else { return false }
+                defer { seen = true }
+                return seen
+            }
+        } else {
+            fields.append(Field(name: name, value: value))
+        }
+    }
+
+    /// Removes every field of `name`.
+    public mutating func remove(name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// The same list with `other`'s fields replacing those of the same names here.
+    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+        var merged = self
+        for name in Set(other.fields.map { $0.name.lowercased() }) { merged.remove(name: name) }
+        merged.fields.append(contentsOf: other.fields)
+        return merged
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates over the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The fields as `Name: value` lines.
+    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+
+    /// Lists compare field by field, names case-insensitively.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
+    }
+
+    /// Hashes names case-insensitively, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name.lowercased())
+            hasher.combine(field.value)
+        }
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive comparison, as header names and media types need.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8
+        let b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = (x >= 65 && x <= 90) ? x + 32 : x
+            let ly = (y >= 65 && y <= 90) ? y + 32 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+}

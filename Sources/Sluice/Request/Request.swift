@@ -1,0 +1,120 @@
+import Foundation
+
+/// An HTTP request: a value that is edited freely and validated when it is prepared for sending.
+public struct Request: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute URL.
+    public var url: URL
+    /// The header fields, in order.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: RequestBody
+    /// Transfer settings.
+    public var options: RequestOptions
+
+    /// Creates a request.
+    public init(
+        method: HTTPMethod = .get,
+        url: URL,
+        headers: HTTPHeaders = [:],
+        body: RequestBody = .empty,
+        options: RequestOptions = RequestOptions()
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.options = options
+    }
+
+    /// Validates the request; the transport accepts only a `PreparedRequest`.
+    public func prepared() throws(SluiceError) -> PreparedRequest {
+        try PreparedRequest(self)
+    }
+}
+
+/// A request that passed validation: the only form a `Transport` accepts.
+///
+/// Preparing refuses, with a typed error and before anything is sent: URLs that are malformed
+/// or whose scheme is not http or https; header names that are not HTTP tokens; header values
+/// containing CR, LF or NUL (header injection); a file body that is missing or unreadable;
+/// negative or zero limits.
+public struct PreparedRequest: Sendable {
+    /// The validated request.
+    public let request: Request
+
+    init(_ request: Request) throws(SluiceError) {
+        try Self.validateURL(request.url)
+        for field in request.headers {
+            try Self.validateHeader(name: field.name, value: field.value)
+        }
+        try Self.validateMethod(request.method)
+        try Self.validateBody(request.body)
+        try Self.validateOptions(request.options)
+        self.request = request
+    }
+
+    private static func validateURL(_ url: URL) throws(SluiceError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw SluiceError(.invalidURL, "Only http and https URLs can be requested, not \(url.absoluteString).")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw SluiceError(.invalidURL, "The URL \(url.absoluteString) has no host.")
+        }
+        let text = url.absoluteString
+        if text.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) {
+            throw SluiceError(.invalidURL, "The URL \(text.debugDescription) contains spaces or control characters.")
+        }
+    }
+
+    private static func validateMethod(_ method: HTTPMethod) throws(SluiceError) {
+        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(isTokenByte) else {
+            throw SluiceError(.invalidURL, "The method \(method.rawValue.debugDescription) is not an HTTP token.")
+        }
+    }
+
+    static func validateHeader(name: String, value: String) throws(SluiceError) {
+        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            throw SluiceError(.invalidHeader, "The header name \(name.debugDescription) is not an HTTP token.")
+        }
+        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            throw SluiceError(
+                .invalidHeader,
+                "The value of header \(name) contains CR, LF or NUL, which could inject headers; it was not sent.")
+        }
+    }
+
+    private static func validateBody(_ body: RequestBody) throws(SluiceError) {
+        guard case .file(let url) = body else { return }
+        guard url.isFileURL else {
+            throw SluiceError(.invalidBody, "The body file \(url.absoluteString) is not a file URL.")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw SluiceError(.invalidBody, "The body file \(url.path) does not exist.")
+        }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw SluiceError(.invalidBody, "The body file \(url.path) is not readable.")
+        }
+    }
+
+    private static func validateOptions(_ options: RequestOptions) throws(SluiceError) {
+        if options.connectTimeout <= .zero || options.idleTimeout <= .zero || (options.timeout.map { $0 <= .zero } ?? false) {
+            throw SluiceError(.invalidOption, "Timeouts must be positive.")
+        }
+        if options.maximumBodySize < 0 || options.maximumHeaderSize <= 0 {
+            throw SluiceError(.invalidOption, "Size limits must be positive.")
+        }
+    }
+
+    /// tchar from RFC 9110 §5.6.2.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

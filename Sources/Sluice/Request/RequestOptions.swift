@@ -1,0 +1,53 @@
+import Foundation
+
+/// Per-request transfer settings, with safe defaults that libcurl does not have on its own.
+public struct RequestOptions: Sendable, Equatable {
+    /// How long to wait for a connection (DNS, TCP and TLS); libcurl's own default is 300 s.
+    public var connectTimeout: Duration = .seconds(10)
+    /// The longest the whole transfer may take; nil for no limit (the default: a large download
+    /// may take long, and `idleTimeout` catches a stalled one).
+    public var timeout: Duration? = nil
+    /// The longest no byte may move in either direction before the transfer is abandoned. A slow
+    /// transfer that keeps moving is never cut off. libcurl waits forever by default.
+    public var idleTimeout: Duration = .seconds(30)
+    /// The most decoded body bytes accepted (a gzip bomb counts what it decodes to).
+    public var maximumBodySize: Int64 = 256 * 1024 * 1024
+    /// The most header bytes accepted for one response.
+    public var maximumHeaderSize: Int = 256 * 1024
+    /// Which HTTP version to use.
+    public var httpVersion: HTTPVersionPreference = .automatic
+    /// Where the response body goes.
+    public var destination: BodyDestination = .memory
+    /// The size of libcurl's receive buffer; nil for libcurl's default (16 KiB). Large values
+    /// (e.g. 512 KiB) speed up bulk downloads; downloads to a file use 512 KiB unless set.
+    public var receiveBufferSize: Int? = nil
+    /// A proxy URL; nil for none. Proxy environment variables are ignored unless `proxyFromEnvironment`.
+    public var proxy: String? = nil
+    /// Whether to honour `http_proxy`, `https_proxy` and `no_proxy` from the environment.
+    public var proxyFromEnvironment = false
+    /// Whether to verify the server's TLS certificate and host name.
+    public var verifyTLS = true
+    /// Whether to ask for compressed bodies and decode them (gzip, deflate, br, zstd).
+    public var decompress = true
+
+    /// The default options.
+    public init() {}
+
+    /// How the HTTP version is chosen.
+    public enum HTTPVersionPreference: Sendable, Equatable {
+        /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise.
+        case automatic
+        /// HTTP/1.1 only.
+        case http1_1
+        /// HTTP/2, also without TLS (prior knowledge).
+        case http2
+    }
+
+    /// Where a response body is delivered.
+    public enum BodyDestination: Sendable, Equatable {
+        /// Collected in memory and delivered as chunks to the subscriber.
+        case memory
+        /// Written to a file as it arrives; the response carries the file's URL.
+        case file(URL)
+    }
+}

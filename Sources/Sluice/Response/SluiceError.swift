@@ -1,0 +1,140 @@
+import Foundation
+
+/// The one error type of Sluice: every request fails with a `SluiceError`.
+///
+/// `code` says what kind of failure it is; the other properties carry what is known about it
+/// (which timeout, the libcurl code and message, the offending header, the response and its body).
+/// New codes can be added without breaking code that switches over them with a `default` case:
+///
+///     switch error.code {
+///     case .timedOut where error.timeout == .connect: …
+///     case .cannotConnect, .dnsFailure: …
+///     default: …
+///     }
+public struct SluiceError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public let code: Code
+    /// A sentence a person can act on, naming what was wrong.
+    public let message: String
+    /// Which timeout fired, for `.timedOut`.
+    public let timeout: TimeoutKind?
+    /// The libcurl result code behind a transport failure, if any.
+    public let curlCode: Int?
+    /// The error that caused this one (a decoding error, a file-system error), if any.
+    public let underlyingError: (any Error)?
+    /// The response, when the failure concerns one (validation, serialization, a too-large body).
+    public let response: Response?
+
+    /// Creates an error; the library's own errors are made with the static constructors.
+    public init(
+        _ code: Code,
+        _ message: String,
+        timeout: TimeoutKind? = nil,
+        curlCode: Int? = nil,
+        underlyingError: (any Error)? = nil,
+        response: Response? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.timeout = timeout
+        self.curlCode = curlCode
+        self.underlyingError = underlyingError
+        self.response = response
+    }
+
+    /// `code: message`, plus the libcurl code when there is one.
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let curlCode { text += " (libcurl error \(curlCode))" }
+        return text
+    }
+
+    /// The HTTP status of the response the error concerns, if any.
+    public var responseCode: Int? { response?.status }
+}
+
+extension SluiceError {
+    /// A kind of failure; compare with the static constants (`error.code == .timedOut`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable, readable name such as `"timedOut"`.
+        public let name: String
+
+        /// Creates a code; Sluice's own codes are the static constants.
+        public init(_ name: String) { self.name = name }
+
+        /// The name.
+        public var description: String { name }
+
+        /// The URL is malformed, or its scheme is not http or https.
+        public static let invalidURL = Code("invalidURL")
+        /// A header name or value is not allowed (for example it contains CR, LF or NUL).
+        public static let invalidHeader = Code("invalidHeader")
+        /// The request body cannot be sent (a file that is missing or unreadable, a failing provider).
+        public static let invalidBody = Code("invalidBody")
+        /// An option of the request is out of range.
+        public static let invalidOption = Code("invalidOption")
+        /// The host's name could not be resolved.
+        public static let dnsFailure = Code("dnsFailure")
+        /// No connection could be made to the host.
+        public static let cannotConnect = Code("cannotConnect")
+        /// A timeout fired; `timeout` says which.
+        public static let timedOut = Code("timedOut")
+        /// The connection closed or failed before the response was complete.
+        public static let connectionLost = Code("connectionLost")
+        /// The TLS handshake or certificate verification failed; `message` has libcurl's reason.
+        public static let tlsFailure = Code("tlsFailure")
+        /// The server's reply is not valid HTTP.
+        public static let protocolError = Code("protocolError")
+        /// The decoded response body exceeded `RequestOptions.maximumBodySize`.
+        public static let responseTooLarge = Code("responseTooLarge")
+        /// The response headers exceeded `RequestOptions.maximumHeaderSize`.
+        public static let headersTooLarge = Code("headersTooLarge")
+        /// Writing a downloaded body to its file failed.
+        public static let fileWriteFailed = Code("fileWriteFailed")
+        /// The transport failed in a way none of the other codes describe.
+        public static let transportFailure = Code("transportFailure")
+        /// The request was cancelled before it finished.
+        public static let cancelled = Code("cancelled")
+        /// The stream ended without the value that was awaited.
+        public static let noValue = Code("noValue")
+    }
+
+    /// Which timeout fired.
+    public enum TimeoutKind: String, Sendable, Equatable {
+        /// `RequestOptions.connectTimeout`: no connection within the time.
+        case connect
+        /// `RequestOptions.idleTimeout`: no bytes moved in either direction for the time.
+        case idle
+        /// `RequestOptions.timeout`: the whole transfer took longer.
+        case total
+    }
+}
+
+extension SluiceError {
+    /// Whether the request was never sent because it was invalid.
+    public var isInvalidRequest: Bool {
+        [.invalidURL, .invalidHeader, .invalidBody, .invalidOption].contains(code)
+    }
+
+    /// Whether a timeout fired.
+    public var isTimeout: Bool { code == .timedOut }
+
+    /// Whether the request was cancelled.
+    public var isCancelled: Bool { code == .cancelled }
+
+    /// Whether the failure happened in the transport (DNS, connection, TLS, timeouts, limits).
+    public var isTransportError: Bool {
+        [.dnsFailure, .cannotConnect, .timedOut, .connectionLost, .tlsFailure, .protocolError,
+         .responseTooLarge, .headersTooLarge, .fileWriteFailed, .transportFailure].contains(code)
+    }
+}
+
+extension SluiceError: AwaitableFailure {
+    /// A cancelled request throws `.cancelled`; a stream that completed without a value `.noValue`.
+    public static func noValue(_ ending: StreamEnding) -> SluiceError {
+        switch ending {
+        case .interrupted: return SluiceError(.cancelled, "The request was cancelled before it produced a value.")
+        case .completed: return SluiceError(.noValue, "The stream completed without producing a value.")
+        }
+    }
+}

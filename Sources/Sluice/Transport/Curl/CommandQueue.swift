@@ -1,0 +1,79 @@
+import Foundation
+internal import CCurl
+import Synchronization
+
+/// What other threads ask the loop thread to do.
+enum LoopCommand: Sendable {
+    case start(TransferStart)
+    case cancel(UInt64)
+    case pause(UInt64)
+    case resume(UInt64)
+    case shutdown
+}
+
+/// Everything the loop needs to start one transfer; made on the caller's thread.
+struct TransferStart: Sendable {
+    let id: UInt64
+    let request: PreparedRequest
+    let observer: Observer<TransferEvent, SluiceError>
+    let token: TransferToken
+}
+
+/// Hands commands to the loop thread and wakes it.
+///
+/// The loop sleeps in `curl_multi_poll`, which also watches this queue's eventfd; writing to the
+/// eventfd wakes it. A command sent from the loop thread itself (a request started from inside an
+/// observer, as `concat` does) needs no wake-up: the loop drains the queue before it polls again.
+final class CommandQueue: Sendable {
+    private struct State {
+        var commands: [LoopCommand] = []
+        var wakeupPending = false
+    }
+
+    private let state = Mutex(State())
+    private let nextID = Atomic<UInt64>(1)
+    private let loopThread = Atomic<UInt>(0)
+    /// An eventfd the loop polls; a write makes it readable.
+    let wakeDescriptor: Int32
+
+    init() {
+        wakeDescriptor = sluice_eventfd()
+        precondition(wakeDescriptor >= 0, "eventfd failed: \(String(cString: strerror(errno)))")
+    }
+
+    func makeID() -> UInt64 { nextID.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    func markLoopThread() { loopThread.store(UInt(pthread_self()), ordering: .releasing) }
+
+    func send(_ command: LoopCommand) {
+        let mustWake = state.withLock { s -> Bool in
+            s.commands.append(command)
+            guard !s.wakeupPending else { return false }
+            s.wakeupPending = true
+            return true
+        }
+        if mustWake && UInt(pthread_self()) != loopThread.load(ordering: .acquiring) {
+            var one: UInt64 = 1
+            _ = write(wakeDescriptor, &one, 8)
+        }
+    }
+
+    /// Takes every queued command (loop thread only).
+    func takeAll() -> [LoopCommand] {
+        state.withLock { s in
+            s.wakeupPending = false
+            defer { s.commands.removeAll(keepingCapacity: true) }
+            return s.commands
+        }
+    }
+
+    var hasCommands: Bool { state.withLock { !$0.commands.isEmpty } }
+
+    /// Clears the eventfd after a wake-up (loop thread only).
+    func drainWakeups() {
+        var value: UInt64 = 0
+        _ = read(wakeDescriptor, &value, 8)
+    }
+
+    deinit { close(wakeDescriptor) }
+}

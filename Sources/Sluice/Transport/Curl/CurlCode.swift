@@ -1,0 +1,92 @@
+internal import CCurl
+
+/// The one place every libcurl result code is checked.
+///
+/// Setup calls (`curl_easy_setopt`, `curl_multi_setopt`, …) go through `check`, which turns a
+/// failure into an `invalidOption` error naming the call; finished transfers go through
+/// `SluiceError(transferResult:…)`, which maps libcurl's code to the error a user can act on.
+enum Curl {
+    /// Throws if `code` is not `CURLE_OK`.
+    static func check(_ code: CURLcode, _ what: @autoclosure () -> String) throws(SluiceError) {
+        guard code != CURLE_OK else { return }
+        throw SluiceError(
+            .invalidOption, "libcurl refused \(what()): \(String(cString: curl_easy_strerror(code))).",
+            curlCode: Int(code.rawValue))
+    }
+
+    /// Throws if `code` is not `CURLM_OK`.
+    static func check(_ code: CURLMcode, _ what: @autoclosure () -> String) throws(SluiceError) {
+        guard code != CURLM_OK else { return }
+        throw SluiceError(
+            .transportFailure, "libcurl's multi interface failed in \(what()): \(String(cString: curl_multi_strerror(code))).",
+            curlCode: Int(code.rawValue))
+    }
+
+    /// Runs `curl_global_init` once per process, before the first handle is made.
+    static let globalInit: Void = {
+        let code = curl_global_init(SLUICE_GLOBAL_DEFAULT)
+        precondition(code == CURLE_OK, "curl_global_init failed: \(code)")
+    }()
+}
+
+/// Why Sluice itself stopped a transfer (libcurl then reports a write or callback error).
+enum AbortReason: Equatable {
+    case bodyTooLarge(limit: Int64)
+    case headersTooLarge(limit: Int)
+    case idleTimeout
+    case fileWrite(String)
+    case bodyRead(String)
+}
+
+extension SluiceError {
+    /// The error for a transfer that libcurl finished with `code`.
+    init(transferResult code: CURLcode, message: String, abort: AbortReason?, connected: Bool, url: String) {
+        let curlCode = Int(code.rawValue)
+        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        if let abort {
+            switch abort {
+            case .bodyTooLarge(let limit):
+                self.init(.responseTooLarge, "The response body from \(url) exceeded the limit of \(limit) bytes.", curlCode: curlCode)
+            case .headersTooLarge(let limit):
+                self.init(.headersTooLarge, "The response headers from \(url) exceeded the limit of \(limit) bytes.", curlCode: curlCode)
+            case .idleTimeout:
+                self.init(.timedOut, "No data moved to or from \(url) within the idle timeout.", timeout: .idle, curlCode: curlCode)
+            case .fileWrite(let reason):
+                self.init(.fileWriteFailed, "Writing the download from \(url) failed: \(reason).", curlCode: curlCode)
+            case .bodyRead(let reason):
+                self.init(.invalidBody, "Reading the request body for \(url) failed: \(reason).", curlCode: curlCode)
+            }
+            return
+        }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            self.init(.dnsFailure, "Could not resolve the host of \(url): \(detail).", curlCode: curlCode)
+        case CURLE_COULDNT_CONNECT:
+            self.init(.cannotConnect, "Could not connect to \(url): \(detail).", curlCode: curlCode)
+        case CURLE_OPERATION_TIMEDOUT:
+            if connected {
+                self.init(.timedOut, "The transfer from \(url) exceeded its total timeout: \(detail).", timeout: .total, curlCode: curlCode)
+            } else {
+                self.init(.timedOut, "Connecting to \(url) exceeded the connect timeout: \(detail).", timeout: .connect, curlCode: curlCode)
+            }
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE:
+            self.init(.connectionLost, "The connection to \(url) was lost before the response was complete: \(detail).", curlCode: curlCode)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
+             CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_CLIENTCERT:
+            self.init(.tlsFailure, "TLS with \(url) failed: \(detail).", curlCode: curlCode)
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING,
+             CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP3:
+            self.init(.protocolError, "The reply from \(url) is not valid HTTP: \(detail).", curlCode: curlCode)
+        case CURLE_URL_MALFORMAT:
+            self.init(.invalidURL, "libcurl could not parse \(url): \(detail).", curlCode: curlCode)
+        case CURLE_FILESIZE_EXCEEDED:
+            self.init(.responseTooLarge, "The response body from \(url) is too large: \(detail).", curlCode: curlCode)
+        case CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND:
+            self.init(.invalidBody, "The request body for \(url) could not be sent: \(detail).", curlCode: curlCode)
+        default:
+            self.init(.transportFailure, "The transfer from \(url) failed: \(detail).", curlCode: curlCode)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+internal import CCurl
+
+/// The transport's event loop: owns the multi handle, every easy handle and every transfer
+/// context, and is the only code that calls libcurl. Runs on one dedicated thread; not Sendable.
+final class CurlLoop {
+    private let queue: CommandQueue
+    private let configuration: CurlTransport.Configuration
+    private let multi: MultiHandle
+    private var transfers: [UInt64: TransferContext] = [:]
+    private var byHandle: [UnsafeMutableRawPointer: TransferContext] = [:]
+    private var idleHandles: [EasyHandle] = []
+    private var lastIdleCheck = ContinuousClock.now
+    private var isShuttingDown = false
+
+    /// How often transfers are checked for the idle timeout.
+    private static let idleCheckInterval: Duration = .milliseconds(100)
+    /// How many finished easy handles are kept for reuse.
+    private static let handlePoolSize = 64
+
+    init(queue: CommandQueue, configuration: CurlTransport.Configuration) throws(SluiceError) {
+        self.queue = queue
+        self.configuration = configuration
+        multi = try MultiHandle(
+            maximumConnections: configuration.maximumConnections,
+            maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+            connectionCacheSize: configuration.connectionCacheSize)
+    }
+
+    /// Runs until a shutdown command arrives, then frees everything in libcurl's documented order.
+    func run() {
+        queue.markLoopThread()
+        while !isShuttingDown {
+            for command in queue.takeAll() { handle(command) }
+            do {
+                try multi.perform()
+            } catch {
+                failAll(error)
+            }
+            for (handle, result) in multi.finishedTransfers() { finish(handle, result) }
+            checkIdleTimeouts()
+            if isShuttingDown || queue.hasCommands { continue }
+            let timeout: Int32 = transfers.isEmpty ? 1000 : 100
+            try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)
+            queue.drainWakeups()
+        }
+        for command in queue.takeAll() {
+            if case .start(let start) = command {
+                start.observer.send(error: SluiceError(.cancelled, "The transport was shut down."))
+            }
+        }
+        failAll(SluiceError(.cancelled, "The transport was shut down."))
+        idleHandles.removeAll()
+    }
+
+    private func handle(_ command: LoopCommand) {
+        switch command {
+        case .start(let start): begin(start)
+        case .cancel(let id):
+            // The subscriber was disposed and has had its `interrupted`; just let go of the transfer.
+            if let context = transfers[id] { release(context) }
+        case .pause(let id):
+            guard let context = transfers[id], !context.isPaused else { return }
+            context.isPaused = true
+            _ = curl_easy_pause(context.easy.raw, SLUICE_PAUSE_ALL)
+        case .resume(let id):
+            guard let context = transfers[id], context.isPaused else { return }
+            context.isPaused = false
+            context.lastActivity = .now
+            _ = curl_easy_pause(context.easy.raw, SLUICE_PAUSE_CONT)
+        case .shutdown:
+            isShuttingDown = true
+        }
+    }
+
+    private func begin(_ start: TransferStart) {
+        if start.token.isFinished { return }  // disposed before the loop got to it
+        do throws(SluiceError) {
+            let easy: EasyHandle
+            if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyHandle() }
+            let context = TransferContext(
+                id: start.id, request: start.request.request, observer: start.observer, token: start.token, easy: easy)
+            do throws(SluiceError) {
+                try EasyConfigurator.configure(context, configuration: configuration)
+                try multi.add(easy)
+            } catch {
+                context.closeOutput()
+                recycle(easy)
+                throw error
+            }
+            transfers[start.id] = context
+            byHandle[easy.raw] = context
+        } catch {
+            start.token.markFinished()
+            start.observer.send(error: error)
+        }
+    }
+
+    private func finish(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
+        guard let context = byHandle[handle] else { return }
+        let outcome: Result<TransferMetrics, SluiceError>
+        if result == CURLE_OK && context.abortReason == nil {
+            context.sendHeadIfNeeded()
+            outcome = .success(context.metrics())
+        } else {
+            outcome = .failure(SluiceError(
+                transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
+                connected: context.wasConnected, url: context.request.url.absoluteString))
+        }
+        complete(context, outcome)
+    }
+
+    /// Ends a transfer: releases it, then tells the subscriber (so a request started from the
+    /// observer finds a free handle and a clean table).
+    private func complete(_ context: TransferContext, _ outcome: Result<TransferMetrics, SluiceError>) {
+        release(context)
+        switch outcome {
+        case .success(let metrics):
+            context.observer.send(value: .completed(metrics))
+            context.observer.sendCompleted()
+        case .failure(let error):
+            context.observer.send(error: error)
+        }
+    }
+
+    /// Removes a transfer from libcurl and from the tables, in libcurl's order, and keeps its handle.
+    private func release(_ context: TransferContext) {
+        context.token.markFinished()
+        multi.remove(context.easy)
+        context.closeOutput()
+        transfers[context.id] = nil
+        byHandle[context.easy.raw] = nil
+        context.bodyReader = nil
+        recycle(context.easy)
+    }
+
+    private func recycle(_ easy: EasyHandle) {
+        guard idleHandles.count < Self.handlePoolSize else { return }
+        easy.reset()
+        idleHandles.append(easy)
+    }
+
+    private func checkIdleTimeouts() {
+        let now = ContinuousClock.now
+        guard now - lastIdleCheck >= Self.idleCheckInterval, !transfers.isEmpty else { return }
+        lastIdleCheck = now
+        let stalled = transfers.values.filter { context in
+            !context.isPaused && now - context.lastActivity > context.request.options.idleTimeout
+        }
+        for context in stalled {
+            context.abortReason = .idleTimeout
+            complete(context, .failure(SluiceError(
+                transferResult: CURLE_ABORTED_BY_CALLBACK, message: "", abort: .idleTimeout,
+                connected: context.wasConnected, url: context.request.url.absoluteString)))
+        }
+    }
+
+    private func failAll(_ error: SluiceError) {
+        for context in Array(transfers.values) { complete(context, .failure(error)) }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The transport Sluice uses: libcurl's multi interface, driven by one dedicated thread.
+///
+/// Every libcurl call happens on that thread; requests from other threads reach it through a
+/// command queue and an eventfd that wakes `curl_multi_poll`. Connections are reused and HTTP/2
+/// is negotiated over TLS and multiplexed. Bodies stream both ways. Observers of a transfer run on
+/// the loop thread: keep them short, or move work elsewhere with `observe(on:)`.
+public final class CurlTransport: Transport {
+    /// Limits of a transport's connection pool.
+    public struct Configuration: Sendable, Equatable {
+        /// The most connections open at once (0 for no limit); further transfers wait their turn.
+        public var maximumConnections = 256
+        /// The most connections to one host at once (0 for no limit).
+        public var maximumConnectionsPerHost = 64
+        /// How many idle connections are kept for reuse (libcurl's CURLMOPT_MAXCONNECTS).
+        public var connectionCacheSize = 128
+
+        /// The default limits.
+        public init() {}
+    }
+
+    /// The configuration this transport was made with.
+    public let configuration: Configuration
+    private let queue = CommandQueue()
+
+    /// A transport shared by clients that do not bring their own.
+    public static let shared = CurlTransport()
+
+    /// Creates a transport and starts its loop thread.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let queue = self.queue
+        let thread = Thread {
+            do {
+                let loop = try CurlLoop(queue: queue, configuration: configuration)
+                loop.run()
+            } catch {
+                fatalError("Sluice could not start libcurl's multi interface: \(error)")
+            }
+        }
+        thread.name = "sluice.curl-loop"
+        thread.start()
+    }
+
+    deinit {
+        queue.send(.shutdown)
+    }
+
+    /// The events of one transfer of `request`; starting sends it, disposing cancels it.
+    public func transfer(_ request: PreparedRequest) -> SignalProducer<TransferEvent, SluiceError> {
+        transfer(request, control: nil)
+    }
+
+    /// Like `transfer(_:)`, with a control to suspend and resume the transfer.
+    public func transfer(_ request: PreparedRequest, control: TransferControl?) -> SignalProducer<TransferEvent, SluiceError> {
+        let queue = self.queue
+        return SignalProducer { observer, lifetime in
+            let id = queue.makeID()
+            let token = TransferToken()
+            queue.send(.start(TransferStart(id: id, request: request, observer: observer, token: token)))
+            control?.bind(queue: queue, id: id)
+            lifetime.observeEnded {
+                control?.unbind(id: id)
+                // A transfer the loop already finished needs no cancel (and no wake-up).
+                if !token.isFinished { queue.send(.cancel(id)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// How one transfer went, as libcurl measured it. Times are from the start of the transfer.
+public struct TransferMetrics: Sendable, Equatable {
+    /// Time until the host name was resolved.
+    public var nameLookup: Duration = .zero
+    /// Time until the TCP connection was made.
+    public var connect: Duration = .zero
+    /// Time until the TLS handshake finished (zero for plain HTTP).
+    public var tlsHandshake: Duration = .zero
+    /// Time until the first response byte arrived.
+    public var timeToFirstByte: Duration = .zero
+    /// Time for the whole transfer.
+    public var total: Duration = .zero
+    /// Time spent following redirects inside libcurl (zero: Sluice follows redirects itself).
+    public var redirect: Duration = .zero
+    /// Body bytes sent.
+    public var bytesSent: Int64 = 0
+    /// Body bytes received (decoded).
+    public var bytesReceived: Int64 = 0
+    /// The HTTP version used.
+    public var httpVersion: HTTPVersion = .http1_1
+    /// Whether an existing connection was reused.
+    public var reusedConnection = false
+    /// The remote address and port, e.g. `127.0.0.1:8080`.
+    public var remoteAddress: String? = nil
+
+    /// Empty metrics.
+    public init() {}
+}
+
+/// Progress of an upload or a download.
+public struct TransferProgress: Sendable, Equatable {
+    /// Bytes moved so far.
+    public var completed: Int64
+    /// Bytes expected in all, if known.
+    public var expected: Int64?
+
+    /// Creates a progress value.
+    public init(completed: Int64, expected: Int64?) {
+        self.completed = completed
+        self.expected = expected
+    }
+
+    /// The fraction done, from 0 to 1, if the total is known.
+    public var fraction: Double? {
+        guard let expected, expected > 0 else { return nil }
+        return min(1, Double(completed) / Double(expected))
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+/// One step of a transfer, as a transport reports it.
+///
+/// A transfer sends `head` once, then any number of `body` chunks and progress events, then
+/// `completed` (with the metrics) followed by the stream's completion; or it fails.
+public enum TransferEvent: Sendable {
+    /// The status line and headers of the final response.
+    case head(ResponseHead)
+    /// A chunk of the decoded body (not sent for downloads to a file).
+    case body(Data)
+    /// Bytes of the request body sent so far.
+    case uploadProgress(TransferProgress)
+    /// Bytes of the response body received so far.
+    case downloadProgress(TransferProgress)
+    /// The transfer finished; the stream completes next.
+    case completed(TransferMetrics)
+}
+
+/// Moves prepared requests over the network.
+///
+/// `transfer` returns a cold producer: nothing is sent until it is started, every start sends the
+/// request again, and disposing the subscription cancels the transfer. It fails with `SluiceError`.
+public protocol Transport: Sendable {
+    /// The events of one transfer of `request`.
+    func transfer(_ request: PreparedRequest) -> SignalProducer<TransferEvent, SluiceError>
+}
+
+extension Transport {
+    /// Performs `request` and collects its response, body included.
+    public func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
+        let transfer = self.transfer(request)
+        return SignalProducer { observer, lifetime in
+            // One accumulator per start; the body grows in place (no copy per chunk).
+            let accumulator = ResponseAccumulator()
+            lifetime += transfer.start { event in
+                switch event {
+                case .value(let transferEvent):
+                    guard let metrics = accumulator.add(transferEvent) else { return }
+                    do throws(SluiceError) {
+                        observer.send(value: try accumulator.response(for: request.request, metrics: metrics))
+                    } catch {
+                        observer.send(error: error)
+                    }
+                case .failed(let error): observer.send(error: error)
+                case .completed: observer.sendCompleted()
+                case .interrupted: observer.sendInterrupted()
+                }
+            }
+        }
+    }
+}
+
+/// Builds a `Response` from the events of one transfer.
+final class ResponseAccumulator: Sendable {
+    private struct State {
+        var head: ResponseHead?
+        var body = Data()
+    }
+
+    private let state = Mutex(State())
+
+    /// Adds an event; returns the metrics once the transfer has completed.
+    func add(_ event: TransferEvent) -> TransferMetrics? {
+        switch event {
+        case .head(let head): state.withLock { $0.head = head }
+        case .body(let chunk): state.withLock { $0.body.append(chunk) }
+        case .completed(let metrics): return metrics
+        case .uploadProgress, .downloadProgress: break
+        }
+        return nil
+    }
+
+    func response(for request: Request, metrics: TransferMetrics) throws(SluiceError) -> Response {
+        let (head, body) = state.withLock { s in
+            defer { s.body = Data() }
+            return (s.head, s.body)
+        }
+        guard let head else {
+            throw SluiceError(.protocolError, "The transfer completed without a response head.")
+        }
+        var fileURL: URL?
+        if case .file(let url) = request.options.destination { fileURL = url }
+        return Response(
+            status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,
+            fileURL: fileURL, metrics: metrics, request: request)
+    }
+}
