@@ -83,7 +83,13 @@ extension SluiceError {
             self.init(.invalidURL, "libcurl could not parse \(url): \(detail).", curlCode: curlCode)
         case CURLE_FILESIZE_EXCEEDED:
             self.init(.responseTooLarge, "The response body from \(url) is too large: \(detail).", curlCode: curlCode)
-        case CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND:
+        case CURLE_SEND_FAIL_REWIND:
+            // A reused connection died under a non-idempotent request; Sluice refused to replay it.
+            self.init(
+                .connectionLost,
+                "The connection to \(url) was lost while sending; the request was not sent again because its method is not idempotent.",
+                curlCode: curlCode)
+        case CURLE_READ_ERROR:
             self.init(.invalidBody, "The request body for \(url) could not be sent: \(detail).", curlCode: curlCode)
         default:
             self.init(.transportFailure, "The transfer from \(url) failed: \(detail).", curlCode: curlCode)

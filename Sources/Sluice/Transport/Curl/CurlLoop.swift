@@ -62,12 +62,12 @@ final class CurlLoop {
         case .pause(let id):
             guard let context = transfers[id], !context.isPaused else { return }
             context.isPaused = true
-            _ = curl_easy_pause(context.easy.raw, SLUICE_PAUSE_ALL)
+            try? Curl.check(curl_easy_pause(context.easy.raw, SLUICE_PAUSE_ALL), "curl_easy_pause")
         case .resume(let id):
             guard let context = transfers[id], context.isPaused else { return }
             context.isPaused = false
             context.lastActivity = .now
-            _ = curl_easy_pause(context.easy.raw, SLUICE_PAUSE_CONT)
+            try? Curl.check(curl_easy_pause(context.easy.raw, SLUICE_PAUSE_CONT), "curl_easy_pause")
         case .shutdown:
             isShuttingDown = true
         }

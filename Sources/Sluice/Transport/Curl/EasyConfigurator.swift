@@ -107,10 +107,12 @@ enum EasyConfigurator {
     }
 
     /// The request's header lines. Framing headers come from the body, not from the user;
-    /// `Expect: 100-continue` is turned off (it costs a round trip) unless the user sets it.
+    /// `Expect: 100-continue` is turned off (it costs a round trip) unless the user sets it, and so
+    /// is the form Content-Type libcurl would invent for a POST that has none.
     private static func headerLines(for request: Request) -> [String] {
         var lines: [String] = []
         var hasExpect = false
+        if request.method == .post && !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
         for field in request.headers {
             if field.name.caseInsensitiveEquals("Content-Length") || field.name.caseInsensitiveEquals("Transfer-Encoding") {
                 continue
