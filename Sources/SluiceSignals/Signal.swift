@@ -19,6 +19,7 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     }
 
     /// Creates a signal and the observer that sends into it.
+    @inlinable
     public static func pipe() -> (output: Signal, input: Observer<Value, Failure>) {
         let core = SignalCore<Value, Failure>()
         let input = Observer<Value, Failure>(core.send)
@@ -28,6 +29,7 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
 
     /// Creates a signal that runs `generator` now, with the observer that sends into it and a
     /// lifetime that ends when the signal sends its terminal event.
+    @inlinable
     public convenience init(_ generator: (Observer<Value, Failure>, Lifetime) -> Void) {
         let core = SignalCore<Value, Failure>()
         let disposables = CompositeDisposable()

@@ -1,21 +1,22 @@
 import Synchronization
 
 /// The serial, multicast delivery engine behind `Signal.pipe()`, behind every started
-/// `SignalProducer`, and behind each operator that merges several sources.
+/// `SignalProducer` (as its gate), and behind each operator that merges several sources.
 ///
 /// It enforces the stream contract:
-/// - Events are delivered to observers one at a time. A thread that sends while another thread is
-///   delivering (or while an observer is running, i.e. re-entrantly) appends its event to a queue
-///   and returns at once; the delivering thread drains the queue in order before it lets go.
-///   Nothing blocks and nothing recurses, so an observer that sends into its own signal cannot
-///   deadlock (`Mutex` would trap on a nested lock: the lock is never held while observers run).
-/// - After a terminal event is accepted, later events are dropped; observers are released as soon
-///   as the terminal event has been delivered.
+/// - Events are delivered one at a time. Delivering needs the core's delivery token (`wip`, an
+///   atomic counter in the style of a queue-drain loop). A sender that finds the token free takes
+///   it with one compare-and-swap, delivers, and gives it back with another: no lock on the fast
+///   path. A sender that finds it taken (another thread is delivering, or an observer is sending
+///   re-entrantly) appends its event to a queue and returns at once; the token's holder drains the
+///   queue in order before it lets go. Nothing blocks and nothing recurses, so an observer that
+///   sends into its own signal cannot deadlock, and no lock is ever held while observers run.
+/// - Attaching and detaching observers go through the same queue, so the observer list is touched
+///   only by the token's holder, in order with the events.
+/// - After a terminal event, later events are dropped, and observers are released as soon as the
+///   terminal event has been delivered.
 @usableFromInline
-final class SignalCore<Value: Sendable, Failure: Error>: Sendable {
-    @usableFromInline
-    typealias Targets = ContiguousArray<Target>
-
+final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     @usableFromInline
     struct Target: Sendable {
         @usableFromInline let id: UInt64
@@ -28,128 +29,157 @@ final class SignalCore<Value: Sendable, Failure: Error>: Sendable {
         }
     }
 
-    /// A queued item: an event for every observer, or for one observer only (a property's
-    /// current value sent to a new observer, kept in order with the events around it).
+    /// A queued piece of work for the token's holder.
     @usableFromInline
     enum Item: Sendable {
-        case broadcast(Event<Value, Failure>)
+        case event(Event<Value, Failure>)
+        /// An event for one observer only (a property's current value for a new observer).
         case targeted(Event<Value, Failure>, Observer<Value, Failure>)
+        case attach(UInt64, Observer<Value, Failure>)
+        case detach(UInt64)
     }
 
+    /// The state only the holder of the delivery token reads or writes.
+    ///
+    /// `@unchecked Sendable` because the compiler cannot see the token: every access happens between
+    /// acquiring the token (`wip` from 0, with acquiring order) and releasing it (back to 0, with
+    /// releasing order), so the token serializes these accesses exactly as a lock would.
     @usableFromInline
-    struct State: ~Copyable {
-        @usableFromInline var targets: Targets = []
-        @usableFromInline var nextID: UInt64 = 0
-        /// Whether some thread is currently delivering; others enqueue.
-        @usableFromInline var isDelivering = false
-        /// False once a terminal event was accepted.
-        @usableFromInline var isAccepting = true
-        /// True once the terminal event was delivered; new observers are interrupted at once.
+    final class Delivery: @unchecked Sendable {
+        @usableFromInline var single: Target?
+        @usableFromInline var others: ContiguousArray<Target> = []
         @usableFromInline var isTerminated = false
-        @usableFromInline var pending: [Item] = []
-        @usableFromInline var pendingHead = 0
 
         @inlinable
         init() {}
-
-        /// Which observers get `event`; a terminal event empties the observer list.
-        @inlinable
-        mutating func targets(for event: Event<Value, Failure>) -> Targets {
-            if event.isTerminating {
-                isTerminated = true
-                defer { targets = [] }
-                return targets
-            }
-            return targets
-        }
-
-        @inlinable
-        mutating func enqueue(_ item: Item) {
-            pending.append(item)
-        }
-
-        /// The next queued item to deliver, or nil (and delivery ends) when the queue is empty.
-        @inlinable
-        mutating func dequeue() -> Item? {
-            guard pendingHead < pending.count else {
-                isDelivering = false
-                if !pending.isEmpty {
-                    pending.removeAll(keepingCapacity: pending.count <= 64)
-                    pendingHead = 0
-                }
-                return nil
-            }
-            let item = pending[pendingHead]
-            pendingHead += 1
-            return item
-        }
     }
 
-    @usableFromInline
-    let state = Mutex(State())
+    /// The delivery token: 0 when free; otherwise 1 plus the number of enqueue notifications.
+    @usableFromInline let wip: Atomic<Int>
+    @usableFromInline let pending: Mutex<PendingQueue<Item>>
+    @usableFromInline let delivery: Delivery
+    @usableFromInline let nextID: Atomic<UInt64>
+    /// Set by `interrupt()`: values not yet delivered are dropped.
+    @usableFromInline let isInterrupting: Atomic<Bool>
+    /// Set once the terminal event has been delivered (readable from any thread).
+    @usableFromInline let terminated: Atomic<Bool>
 
     @inlinable
-    init() {}
+    init() {
+        wip = Atomic(0)
+        pending = Mutex(PendingQueue())
+        delivery = Delivery()
+        nextID = Atomic(0)
+        isInterrupting = Atomic(false)
+        terminated = Atomic(false)
+    }
+
+    /// A core with one observer attached from the start (a producer's or an operator's gate).
+    @inlinable
+    convenience init(observer: Observer<Value, Failure>) {
+        self.init()
+        delivery.single = Target(id: .max, observer: observer)
+    }
+
+    // MARK: Sending
 
     /// Sends an event to every observer, serially; see the type's documentation.
     @inlinable
     func send(_ event: Event<Value, Failure>) {
-        let targets = state.withLock { s -> Targets? in
-            guard s.isAccepting else { return nil }
-            if event.isTerminating { s.isAccepting = false }
-            if s.isDelivering {
-                s.enqueue(.broadcast(event))
-                return nil
-            }
-            s.isDelivering = true
-            return s.targets(for: event)
+        if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+            deliver(event)
+            if wip.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
+            drain(missed: 1)
+        } else if enqueue(.event(event)) {
+            drain(missed: 1)
         }
-        guard let targets else { return }
-        for target in targets { target.observer.send(event) }
-        drain()
     }
 
-    /// Delivers queued items until the queue is empty; only the delivering thread calls this.
+    /// Appends an item for the token's holder; returns true when the caller took the token and
+    /// must call `drain()` (once it holds no lock of its own).
+    @inlinable
+    func enqueue(_ item: Item) -> Bool {
+        pending.withLock { $0.append(item) }
+        return wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
+    }
+
+    /// Accepts an event without delivering it; see `enqueue(_ item:)`.
+    @inlinable
+    func enqueue(_ event: Event<Value, Failure>) -> Bool {
+        enqueue(.event(event))
+    }
+
+    /// Delivers queued items and gives the token back; for a caller whose `enqueue` returned true.
     @inlinable
     func drain() {
-        while let next = state.withLock({ s -> (Item, Targets)? in
-            guard let item = s.dequeue() else { return nil }
-            switch item {
-            case .broadcast(let event): return (item, s.targets(for: event))
-            case .targeted: return (item, [])
+        drain(missed: 1)
+    }
+
+    /// The token holder's loop: deliver everything queued, then account for the notifications
+    /// seen, until none arrived meanwhile.
+    @inlinable
+    func drain(missed: Int) {
+        var missed = missed
+        while true {
+            while let item = pending.withLock({ $0.popFirst() }) { process(item) }
+            missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
+            if missed == 0 { return }
+        }
+    }
+
+    @inlinable
+    func process(_ item: Item) {
+        switch item {
+        case .event(let event):
+            deliver(event)
+        case .targeted(let event, let observer):
+            if !delivery.isTerminated { observer.send(event) }
+        case .attach(let id, let observer):
+            if delivery.isTerminated {
+                observer.send(.interrupted)
+            } else if delivery.single == nil {
+                delivery.single = Target(id: id, observer: observer)
+            } else {
+                delivery.others.append(Target(id: id, observer: observer))
             }
-        }) {
-            switch next.0 {
-            case .broadcast(let event):
-                for target in next.1 { target.observer.send(event) }
-            case .targeted(let event, let observer):
-                observer.send(event)
+        case .detach(let id):
+            // Released after this scope, outside every lock: an observer's deinit may run user code.
+            if delivery.single?.id == id {
+                delivery.single = nil
+            } else if let index = delivery.others.firstIndex(where: { $0.id == id }) {
+                delivery.others.remove(at: index)
             }
         }
     }
 
-    /// Interrupts: values not yet delivered are dropped and observers get `interrupted`.
-    @usableFromInline
-    func interrupt() {
-        let targets = state.withLock { s -> Targets? in
-            guard s.isAccepting else { return nil }
-            s.isAccepting = false
-            if s.isDelivering {
-                // Drop queued broadcasts; the current delivery finishes, then `interrupted` follows.
-                s.pending.removeSubrange(s.pendingHead...)
-                s.enqueue(.broadcast(.interrupted))
-                return nil
-            }
-            s.isDelivering = true
-            return s.targets(for: .interrupted)
+    /// Delivers one event to every observer (token holder only).
+    @inlinable
+    func deliver(_ event: Event<Value, Failure>) {
+        let state = delivery
+        if state.isTerminated { return }
+        if event.isTerminating {
+            state.isTerminated = true
+            let single = state.single
+            let others = state.others
+            state.single = nil
+            state.others = []
+            terminated.store(true, ordering: .releasing)
+            single?.observer.send(event)
+            for target in others { target.observer.send(event) }
+            return
         }
-        guard let targets else { return }
-        for target in targets { target.observer.send(.interrupted) }
-        drain()
+        if isInterrupting.load(ordering: .relaxed) { return }
+        if let single = state.single { single.observer.send(event) }
+        if !state.others.isEmpty {
+            let others = state.others
+            for target in others { target.observer.send(event) }
+        }
     }
 
-    /// Adds an observer. On a terminated core the observer gets `interrupted` at once.
-    /// `initial`, when given, is delivered to this observer alone before any later event.
+    // MARK: Observers
+
+    /// Adds an observer; on a terminated core it gets `interrupted`. `initial`, when given, is
+    /// delivered to this observer alone before any later event.
     @inlinable
     func attach(_ observer: Observer<Value, Failure>, initial: Event<Value, Failure>? = nil) -> (any Disposable)? {
         let (disposable, needsDrain) = attachDeferred(observer, initial: initial)
@@ -157,55 +187,93 @@ final class SignalCore<Value: Sendable, Failure: Error>: Sendable {
         return disposable
     }
 
-    /// Adds an observer without delivering anything yet: when `needsDrain` is true the caller
-    /// must call `drain()` once it holds no lock. Lets `MutableProperty` read its value and attach
+    /// Adds an observer without delivering anything yet: when `needsDrain` is true the caller must
+    /// call `drain()` once it holds no lock. Lets `MutableProperty` read its value and attach
     /// atomically, under its own lock, without running observers under that lock.
     @inlinable
     func attachDeferred(
         _ observer: Observer<Value, Failure>, initial: Event<Value, Failure>?
     ) -> (disposable: (any Disposable)?, needsDrain: Bool) {
-        let (id, needsDrain) = state.withLock { s -> (UInt64?, Bool) in
-            var id: UInt64?
-            if s.isTerminated {
-                // Delivered by the queue, so it still runs outside every lock and in order.
-                s.enqueue(.targeted(.interrupted, observer))
-            } else {
-                id = s.nextID
-                s.nextID &+= 1
-                s.targets.append(Target(id: id!, observer: observer))
-                if let initial { s.enqueue(.targeted(initial, observer)) }
-            }
-            guard s.pendingHead < s.pending.count, !s.isDelivering else { return (id, false) }
-            s.isDelivering = true
-            return (id, true)
-        }
-        guard let id else { return (nil, needsDrain) }
-        return (AnyDisposable { [weak self] in self?.detach(id) }, needsDrain)
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        var needsDrain = enqueue(.attach(id, observer))
+        if let initial { needsDrain = enqueue(.targeted(initial, observer)) || needsDrain }
+        return (SignalCoreDetacher(core: self, id: id), needsDrain)
     }
 
-    /// Accepts an event without delivering it: when the result is true the caller must call
-    /// `drain()` once it holds no lock (see `attachDeferred`).
-    func enqueue(_ event: Event<Value, Failure>) -> Bool {
-        state.withLock { s -> Bool in
-            guard s.isAccepting else { return false }
-            if event.isTerminating { s.isAccepting = false }
-            s.enqueue(.broadcast(event))
-            if s.isDelivering { return false }
-            s.isDelivering = true
-            return true
-        }
-    }
-
-    @usableFromInline
+    @inlinable
     func detach(_ id: UInt64) {
-        let removed = state.withLock { s -> Target? in
-            guard let index = s.targets.firstIndex(where: { $0.id == id }) else { return nil }
-            return s.targets.remove(at: index)
-        }
-        // Release the observer outside the lock: its deinit may run user code.
-        _ = removed
+        if enqueue(.detach(id)) { drain() }
+    }
+
+    // MARK: Interruption
+
+    /// Interrupts: values not yet delivered are dropped and observers get `interrupted`.
+    @inlinable
+    func interrupt() {
+        isInterrupting.store(true, ordering: .relaxed)
+        send(.interrupted)
     }
 
     /// Whether the core has delivered its terminal event.
-    var isTerminated: Bool { state.withLock { $0.isTerminated } }
+    @inlinable
+    var isTerminated: Bool { terminated.load(ordering: .acquiring) }
+
+    /// A core is a disposable: disposing interrupts it (as a producer's lifetime ending does).
+    @inlinable
+    func dispose() { interrupt() }
+
+    /// Whether the core has delivered its terminal event.
+    @inlinable
+    var isDisposed: Bool { isTerminated }
+}
+
+/// Detaches one observer from a `SignalCore`.
+@usableFromInline
+final class SignalCoreDetacher<Value: Sendable, Failure: Error>: Disposable {
+    @usableFromInline weak let core: SignalCore<Value, Failure>?
+    @usableFromInline let id: UInt64
+    @usableFromInline let disposed: Atomic<Bool>
+
+    @inlinable
+    init(core: SignalCore<Value, Failure>, id: UInt64) {
+        self.core = core
+        self.id = id
+        disposed = Atomic(false)
+    }
+
+    @inlinable
+    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+
+    @inlinable
+    func dispose() {
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        core?.detach(id)
+    }
+}
+
+/// A FIFO queue that reuses its storage.
+@usableFromInline
+struct PendingQueue<Element>: ~Copyable {
+    @usableFromInline var items: [Element] = []
+    @usableFromInline var head = 0
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    mutating func append(_ item: Element) { items.append(item) }
+
+    @inlinable
+    mutating func popFirst() -> Element? {
+        guard head < items.count else {
+            if head > 0 {
+                items.removeAll(keepingCapacity: items.count <= 64)
+                head = 0
+            }
+            return nil
+        }
+        let item = items[head]
+        head += 1
+        return item
+    }
 }

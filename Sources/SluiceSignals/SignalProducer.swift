@@ -15,12 +15,13 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
 
     /// Creates a producer whose every start runs `startHandler` with a fresh observer and the
     /// lifetime of that subscription. The handler may send from any thread.
+    @inlinable
     public init(_ startHandler: @escaping @Sendable (Observer<Value, Failure>, Lifetime) -> Void) {
         self.startHandler = { downstream, lifetime in
-            // The gate makes the handler's sends serial before any operator sees them.
-            let gate = SignalCore<Value, Failure>()
-            _ = gate.attach(downstream)
-            lifetime.observeEnded { gate.interrupt() }
+            // The gate makes the handler's sends serial before any operator sees them; when the
+            // lifetime ends (disposal), the gate interrupts.
+            let gate = SignalCore<Value, Failure>(observer: downstream)
+            lifetime += gate
             startHandler(Observer(gate.send), lifetime)
         }
     }

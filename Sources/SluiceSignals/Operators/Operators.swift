@@ -45,9 +45,8 @@ extension Operators {
     /// When `lifetime` ends, a subscriber that has not had its terminal event gets `interrupted`.
     @inlinable
     static func serialized<V, E>(_ downstream: Observer<V, E>, _ lifetime: Lifetime) -> Observer<V, E> {
-        let gate = SignalCore<V, E>()
-        _ = gate.attach(downstream)
-        lifetime.observeEnded { gate.interrupt() }
+        let gate = SignalCore<V, E>(observer: downstream)
+        lifetime += gate
         return Observer(gate.send)
     }
 }

@@ -1,0 +1,193 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+@Suite("CurlTransport failures, timeouts and limits")
+struct CurlTransportFailureTests {
+    private func options(idle: Duration = .seconds(5), total: Duration? = nil) -> RequestOptions {
+        var options = RequestOptions()
+        options.idleTimeout = idle
+        options.timeout = total
+        return options
+    }
+
+    @Test func eachFaultEndsWithItsTypedError() async throws {
+        try await withServer { server, transport in
+            let quick = options(idle: .milliseconds(800))
+            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.closeBeforeHeaders)), options: quick) }
+            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.resetMidBody)), options: quick) }
+            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.shortBody)), options: quick) }
+            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.closeAfterHeaders)), options: quick) }
+            await expectFailure(.protocolError) { try await transport.send(server.url(for: .fault(.malformedStatusLine)), options: quick) }
+            let idle = await expectFailure(.timedOut) { try await transport.send(server.url(for: .fault(.neverRespond)), options: quick) }
+            #expect(idle?.timeout == .idle)
+        }
+    }
+
+    @Test func headerAndBodyCapsStopHostileServers() async throws {
+        try await withServer { server, transport in
+            var small = options()
+            small.maximumHeaderSize = 16 * 1024
+            await expectFailure(.headersTooLarge) {
+                try await transport.send(server.url(for: .fault(.hugeHeaders(bytes: 1 << 20))), options: small)
+            }
+            small.maximumBodySize = 1 << 20
+            await expectFailure(.responseTooLarge) { try await transport.send(server.url(for: .fault(.endlessBody)), options: small) }
+            // A gzip bomb is counted by what it decodes to.
+            await expectFailure(.responseTooLarge) {
+                try await transport.send(server.url(for: .gzipBomb(decodedBytes: 64 << 20)), options: small)
+            }
+            await expectFailure(.responseTooLarge) { try await transport.send(server.url(for: .bytes(2 << 20)), options: small) }
+            let fits = try await transport.send(server.url(for: .bytes(1 << 20)), options: small)
+            #expect(fits.body.count == 1 << 20)
+        }
+    }
+
+    @Test func totalTimeout() async throws {
+        try await withServer { server, transport in
+            let error = await expectFailure(.timedOut) {
+                try await transport.send(server.url(for: .delay(.seconds(3))), options: options(total: .milliseconds(300)))
+            }
+            #expect(error?.timeout == .total)
+        }
+    }
+
+    @Test func theIdleTimeoutSparesASlowTransferThatKeepsMoving() async throws {
+        try await withServer { server, transport in
+            // Six chunks 250 ms apart take 1.25 s, well past the 600 ms idle timeout.
+            let response = try await transport.send(
+                server.url(for: .drip(bytes: 600, chunks: 6, interval: .milliseconds(250))),
+                options: options(idle: .milliseconds(600)))
+            #expect(response.body.count == 600)
+        }
+    }
+
+    @Test func connectTimeout() async throws {
+        // A listening socket whose backlog is full drops new SYNs, so connecting times out.
+        let listener = try BacklogFullListener()
+        defer { listener.close() }
+        var options = RequestOptions()
+        options.connectTimeout = .milliseconds(300)
+        let transport = CurlTransport()
+        let error = await expectFailure(.timedOut) {
+            try await transport.send(URL(string: "http://127.0.0.1:\(listener.port)/")!, options: options)
+        }
+        #expect(error?.timeout == .connect)
+    }
+
+    @Test func cannotConnectToAClosedPort() async throws {
+        let port = try BacklogFullListener.unusedPort()
+        await expectFailure(.cannotConnect) { try await CurlTransport().send(URL(string: "http://127.0.0.1:\(port)/")!) }
+    }
+
+    @Test func cancellingMidBodyInterruptsOnceAndNothingFollows() async throws {
+        try await withServer { server, transport in
+            let request = try Request(url: server.url(for: .drip(bytes: 10_000, chunks: 20, interval: .milliseconds(50)))).prepared()
+            let recorder = TransferRecorder()
+            let disposable = transport.transfer(request).start(recorder.observer)
+            #expect(await recorder.wait { $0.bodyBytes > 0 })
+            disposable.dispose()
+            // The loop thread may be delivering a chunk right now; `interrupted` follows it.
+            #expect(await recorder.wait { $0.terminal != nil })
+            let countAtCancel = recorder.events.count
+            #expect(recorder.terminal?.isInterrupted == true)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(recorder.events.count == countAtCancel)
+            #expect(recorder.events.filter(\.isTerminating).count == 1)
+        }
+    }
+
+    @Test func suspendAndResume() async throws {
+        try await withServer { server, transport in
+            let request = try Request(
+                url: server.url(for: .drip(bytes: 4_000, chunks: 20, interval: .milliseconds(100))),
+                options: options(idle: .milliseconds(400))
+            ).prepared()
+            let control = TransferControl()
+            let recorder = TransferRecorder()
+            transport.transfer(request, control: control).start(recorder.observer)
+            #expect(await recorder.wait { $0.bodyBytes > 0 })
+            control.suspend()
+            try await Task.sleep(for: .milliseconds(100))
+            let bytesWhenSuspended = recorder.bodyBytes
+            // Suspended for longer than the idle timeout: it must not fire, and no bytes arrive.
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(recorder.bodyBytes == bytesWhenSuspended)
+            #expect(recorder.terminal == nil)
+            control.resume()
+            #expect(await recorder.wait { $0.terminal != nil })
+            #expect(recorder.bodyBytes == 4_000)
+            #expect(recorder.terminal?.isCompleted == true)
+        }
+    }
+
+    @Test func aPostIsNeverSentTwice() async throws {
+        try await withServer { server, transport in
+            // Warm a keep-alive connection, then send a POST on it that the server reads and drops
+            // unanswered. libcurl retries requests that die on a reused connection; for a POST,
+            // Sluice refuses to rewind the body, so the server sees it exactly once.
+            _ = try await transport.send(server.url(for: .echo))
+            let fault = server.url(for: .fault(.closeBeforeHeaders))
+            await expectFailure(.connectionLost) { try await transport.send(.post, fault, body: .data(Data("once".utf8))) }
+            #expect(server.requests(to: fault.path).count == 1)
+            // An idempotent GET may be replayed on a fresh connection: that is allowed, and safe.
+            _ = try? await transport.send(.get, fault)
+        }
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts, with its backlog filled, so further connection
+/// attempts hang in SYN-SENT until the client's connect timeout.
+final class BacklogFullListener {
+    let port: Int
+    private var descriptors: [Int32] = []
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        try withUnsafePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
+                guard bind(listener, sockaddrPointer, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 else {
+                    throw POSIXError(.EADDRINUSE)
+                }
+            }
+        }
+        listen(listener, 0)
+        var bound = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &bound) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: bound.sin_port))
+        descriptors.append(listener)
+        // Fill the accept queue with connections nobody accepts.
+        for _ in 0..<4 {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var target = bound
+            withUnsafePointer(to: &target) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    _ = connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            descriptors.append(client)
+        }
+        usleep(50_000)
+    }
+
+    /// A port on 127.0.0.1 where nothing listens.
+    static func unusedPort() throws -> Int {
+        let listener = try BacklogFullListener()
+        let port = listener.port
+        listener.close()
+        return port
+    }
+
+    func close() {
+        for descriptor in descriptors { Glibc.close(descriptor) }
+        descriptors.removeAll()
+    }
+}
