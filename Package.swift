@@ -9,6 +9,10 @@ let package = Package(
         .library(name: "SluiceSignals", targets: ["SluiceSignals"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
     ],
+    dependencies: [
+        // SwiftNIO runs MockServer, the loopback HTTP server in SluiceTesting.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0")
+    ],
     targets: [
         // libcurl, through a module map and a header of typed wrappers (Swift cannot call C variadics).
         .systemLibrary(
@@ -17,15 +21,32 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // zlib, for MockServer's gzip routes (SluiceTesting only).
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The reactive core: knows nothing of HTTP.
         .target(name: "SluiceSignals"),
         // The networking library; re-exports SluiceSignals.
         .target(name: "Sluice", dependencies: ["SluiceSignals", "CCurl"]),
         // Test support for Sluice users and for our own tests.
-        .target(name: "SluiceTesting", dependencies: ["Sluice", "SluiceSignals"]),
+        .target(
+            name: "SluiceTesting",
+            dependencies: [
+                "Sluice",
+                "SluiceSignals",
+                "CZlib",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The guided tour run by `make demo`.
         .executableTarget(name: "Playground", dependencies: ["Sluice", "SluiceTesting"], path: "Playground"),
-        .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals", "SluiceTesting"]),
+        .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
     ],
     swiftLanguageModes: [.v6]

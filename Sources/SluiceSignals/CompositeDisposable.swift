@@ -4,31 +4,50 @@ import Synchronization
 ///
 /// A disposable added after the composite was disposed is disposed at once.
 public final class CompositeDisposable: Disposable {
+    /// One thing to dispose: a disposable, or a closure (cheaper: no wrapper object).
     @usableFromInline
-    struct State {
-        var entries: [(id: UInt64, disposable: any Disposable)] = []
-        var nextID: UInt64 = 0
-        var isDisposed = false
-    }
+    enum Entry: Sendable {
+        case disposable(any Disposable)
+        case action(@Sendable () -> Void)
 
-    @usableFromInline
-    let state = Mutex(State())
-
-    /// Creates an empty composite.
-    public init() {}
-
-    /// Creates a composite holding `disposables`.
-    public init(_ disposables: [any Disposable]) {
-        state.withLock { s in
-            for d in disposables {
-                s.entries.append((s.nextID, d))
-                s.nextID &+= 1
+        @inlinable
+        func run() {
+            switch self {
+            case .disposable(let disposable): disposable.dispose()
+            case .action(let action): action()
             }
         }
     }
 
+    @usableFromInline
+    struct State {
+        @usableFromInline var entries: [(id: UInt64, entry: Entry)] = []
+        @usableFromInline var nextID: UInt64 = 0
+        @usableFromInline var isDisposed = false
+
+        @inlinable
+        init() {}
+    }
+
+    @usableFromInline let state: Lock<State>
+    @usableFromInline let disposed: Atomic<Bool>
+
+    /// Creates an empty composite.
+    @inlinable
+    public init() {
+        state = Lock(State())
+        disposed = Atomic(false)
+    }
+
+    /// Creates a composite holding `disposables`.
+    public convenience init(_ disposables: [any Disposable]) {
+        self.init()
+        for disposable in disposables { insert(disposable) }
+    }
+
     /// Whether `dispose()` has been called.
-    public var isDisposed: Bool { state.withLock { $0.isDisposed } }
+    @inlinable
+    public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
     /// Adds a disposable; returns a handle that removes it again (without disposing it).
     @discardableResult
@@ -38,7 +57,7 @@ public final class CompositeDisposable: Disposable {
             if s.isDisposed { return nil }
             let id = s.nextID
             s.nextID &+= 1
-            s.entries.append((id, disposable))
+            s.entries.append((id, .disposable(disposable)))
             return id
         }
         guard let id else {
@@ -50,34 +69,47 @@ public final class CompositeDisposable: Disposable {
         }
     }
 
-    /// Adds a disposable without making a handle to remove it again (cheaper than `add`).
-    @usableFromInline
-    func insert(_ disposable: (any Disposable)?) {
-        guard let disposable else { return }
-        let added = state.withLock { s -> Bool in
-            if s.isDisposed { return false }
-            s.entries.append((s.nextID, disposable))
-            s.nextID &+= 1
-            return true
-        }
-        if !added { disposable.dispose() }
-    }
-
     /// Adds a closure to run when the composite is disposed.
     @discardableResult
     public func add(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         add(AnyDisposable(action))
     }
 
+    /// Adds a disposable without making a handle to remove it again (cheaper than `add`).
+    @inlinable
+    func insert(_ disposable: (any Disposable)?) {
+        guard let disposable else { return }
+        insert(entry: .disposable(disposable))
+    }
+
+    /// Adds a closure without a handle to remove it again (cheaper than `add`).
+    @inlinable
+    func insert(action: @escaping @Sendable () -> Void) {
+        insert(entry: .action(action))
+    }
+
+    @inlinable
+    func insert(entry: Entry) {
+        let added = state.withLock { s -> Bool in
+            if s.isDisposed { return false }
+            s.entries.append((s.nextID, entry))
+            s.nextID &+= 1
+            return true
+        }
+        if !added { entry.run() }
+    }
+
     /// Disposes every disposable added, in order, once.
+    @inlinable
     public func dispose() {
-        let entries = state.withLock { s -> [(id: UInt64, disposable: any Disposable)] in
+        let entries = state.withLock { s -> [(id: UInt64, entry: Entry)] in
             if s.isDisposed { return [] }
             s.isDisposed = true
             defer { s.entries = [] }
             return s.entries
         }
-        for entry in entries { entry.disposable.dispose() }
+        disposed.store(true, ordering: .releasing)
+        for item in entries { item.entry.run() }
     }
 
     /// Adds a disposable to the composite.

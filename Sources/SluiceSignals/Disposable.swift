@@ -12,17 +12,17 @@ public protocol Disposable: AnyObject, Sendable {
 
 /// A disposable that runs a closure once, on the first `dispose()`, and then releases it.
 public final class AnyDisposable: Disposable {
-    private let action: Mutex<(@Sendable () -> Void)?>
+    private let action: Lock<(@Sendable () -> Void)?>
     private let disposed = Atomic<Bool>(false)
 
     /// Creates a disposable that runs `action` when it is first disposed.
     public init(_ action: @escaping @Sendable () -> Void) {
-        self.action = Mutex(action)
+        self.action = Lock(action)
     }
 
     /// Creates a disposable that does nothing but remember that it was disposed.
     public init() {
-        self.action = Mutex(nil)
+        self.action = Lock(nil)
     }
 
     /// Whether `dispose()` has been called.

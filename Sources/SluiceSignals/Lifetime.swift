@@ -3,23 +3,25 @@
 ///
 /// A `SignalProducer`'s start handler receives the lifetime of its subscription: attach the
 /// cancellation of the work to it (`lifetime += disposable` or `lifetime.observeEnded { … }`).
-public final class Lifetime: Sendable {
+/// A `Lifetime` is a small value that refers to shared state: copies observe the same lifetime.
+public struct Lifetime: Sendable {
     @usableFromInline
     let disposables: CompositeDisposable
 
     /// Creates a lifetime that ends when `disposables` is disposed.
-    @usableFromInline
+    @inlinable
     init(_ disposables: CompositeDisposable) {
         self.disposables = disposables
     }
 
     /// Whether the lifetime has ended.
+    @inlinable
     public var hasEnded: Bool { disposables.isDisposed }
 
     /// Runs `action` when the lifetime ends (at once if it already has).
     @inlinable
     public func observeEnded(_ action: @escaping @Sendable () -> Void) {
-        disposables.insert(AnyDisposable(action))
+        disposables.insert(action: action)
     }
 
     /// Disposes `disposable` when the lifetime ends (at once if it already has).

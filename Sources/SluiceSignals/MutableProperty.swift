@@ -7,12 +7,12 @@ import Synchronization
 /// value and the order of delivery never disagree. An observer may set the property it observes;
 /// the new value is queued and delivered after the current one, never re-entrantly.
 public final class MutableProperty<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: Lock<Value>
     private let core = SignalCore<Value, Never>()
 
     /// Creates a property with an initial value.
     public init(_ initial: Value) {
-        storage = Mutex(initial)
+        storage = Lock(initial)
     }
 
     /// The current value; setting it sends the new value to observers.

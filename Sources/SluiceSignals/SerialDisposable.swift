@@ -9,7 +9,7 @@ public final class SerialDisposable: Disposable {
         var isDisposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Creates a serial disposable, optionally with a first inner disposable.
     public init(_ inner: (any Disposable)? = nil) {

@@ -61,29 +61,39 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     @inlinable
     @discardableResult
     public func observe(_ observer: Observer<Value, Failure>) -> (any Disposable)? {
-        let observation = SerialDisposable()
-        let guarded = Observer<Value, Failure> { event in
-            observer.send(event)
-            if event.isTerminating { observation.dispose() }
-        }
-        observation.inner = attach(guarded)
-        return observation
+        observe(observer.action)
     }
 
     /// Observes every event with a closure.
     @inlinable
     @discardableResult
     public func observe(_ action: @escaping @Sendable (Event<Value, Failure>) -> Void) -> (any Disposable)? {
-        observe(Observer(action))
+        let observation = SerialDisposable()
+        observation.inner = attach(Observer { event in
+            guard event.isTerminating else { return action(event) }
+            // Detaching is silent: operators with a gate of their own interrupt when the
+            // observation's lifetime ends, and that `interrupted` must not reach the observer.
+            if observation.isDisposed { return }
+            action(event)
+            observation.dispose()
+        })
+        return observation
     }
 
     /// Observes values only.
     @inlinable
     @discardableResult
     public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> (any Disposable)? {
-        observe(Observer { event in
-            if case .value(let value) = event { action(value) }
+        // One closure, not two: values go straight to `action` on the hot path.
+        let observation = SerialDisposable()
+        observation.inner = attach(Observer { event in
+            if case .value(let value) = event {
+                action(value)
+            } else {
+                observation.dispose()
+            }
         })
+        return observation
     }
 
     /// Observes the failure only.

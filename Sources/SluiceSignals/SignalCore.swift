@@ -39,25 +39,19 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         case detach(UInt64)
     }
 
-    /// The state only the holder of the delivery token reads or writes.
-    ///
-    /// `@unchecked Sendable` because the compiler cannot see the token: every access happens between
-    /// acquiring the token (`wip` from 0, with acquiring order) and releasing it (back to 0, with
-    /// releasing order), so the token serializes these accesses exactly as a lock would.
-    @usableFromInline
-    final class Delivery: @unchecked Sendable {
-        @usableFromInline var single: Target?
-        @usableFromInline var others: ContiguousArray<Target> = []
-        @usableFromInline var isTerminated = false
-
-        @inlinable
-        init() {}
-    }
+    // The state below is read and written only by the holder of the delivery token. The compiler
+    // cannot see the token, hence `nonisolated(unsafe)`: every access happens between acquiring
+    // the token (`wip` from 0, with acquiring order) and releasing it (back to 0, with releasing
+    // order), so the token serializes these accesses exactly as a lock would. For the same reason
+    // the runtime's exclusivity checks are off for them: they cost more than everything else on
+    // the path of an event, and the token already guarantees exclusive access.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: Target?
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var others: ContiguousArray<Target> = []
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var deliveryEnded = false
 
     /// The delivery token: 0 when free; otherwise 1 plus the number of enqueue notifications.
     @usableFromInline let wip: Atomic<Int>
-    @usableFromInline let pending: Mutex<PendingQueue<Item>>
-    @usableFromInline let delivery: Delivery
+    @usableFromInline let pending: Lock<PendingQueue<Item>>
     @usableFromInline let nextID: Atomic<UInt64>
     /// Set by `interrupt()`: values not yet delivered are dropped.
     @usableFromInline let isInterrupting: Atomic<Bool>
@@ -67,8 +61,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     @inlinable
     init() {
         wip = Atomic(0)
-        pending = Mutex(PendingQueue())
-        delivery = Delivery()
+        pending = Lock(PendingQueue())
         nextID = Atomic(0)
         isInterrupting = Atomic(false)
         terminated = Atomic(false)
@@ -78,7 +71,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     @inlinable
     convenience init(observer: Observer<Value, Failure>) {
         self.init()
-        delivery.single = Target(id: .max, observer: observer)
+        single = Target(id: .max, observer: observer)
     }
 
     // MARK: Sending
@@ -133,21 +126,21 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         case .event(let event):
             deliver(event)
         case .targeted(let event, let observer):
-            if !delivery.isTerminated { observer.send(event) }
+            if !deliveryEnded { observer.send(event) }
         case .attach(let id, let observer):
-            if delivery.isTerminated {
+            if deliveryEnded {
                 observer.send(.interrupted)
-            } else if delivery.single == nil {
-                delivery.single = Target(id: id, observer: observer)
+            } else if single == nil {
+                single = Target(id: id, observer: observer)
             } else {
-                delivery.others.append(Target(id: id, observer: observer))
+                others.append(Target(id: id, observer: observer))
             }
         case .detach(let id):
             // Released after this scope, outside every lock: an observer's deinit may run user code.
-            if delivery.single?.id == id {
-                delivery.single = nil
-            } else if let index = delivery.others.firstIndex(where: { $0.id == id }) {
-                delivery.others.remove(at: index)
+            if single?.id == id {
+                single = nil
+            } else if let index = others.firstIndex(where: { $0.id == id }) {
+                others.remove(at: index)
             }
         }
     }
@@ -155,24 +148,23 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     /// Delivers one event to every observer (token holder only).
     @inlinable
     func deliver(_ event: Event<Value, Failure>) {
-        let state = delivery
-        if state.isTerminated { return }
+        if deliveryEnded { return }
         if event.isTerminating {
-            state.isTerminated = true
-            let single = state.single
-            let others = state.others
-            state.single = nil
-            state.others = []
+            deliveryEnded = true
+            let lastSingle = single
+            let lastOthers = others
+            single = nil
+            others = []
             terminated.store(true, ordering: .releasing)
-            single?.observer.send(event)
-            for target in others { target.observer.send(event) }
+            lastSingle?.observer.send(event)
+            for target in lastOthers { target.observer.send(event) }
             return
         }
         if isInterrupting.load(ordering: .relaxed) { return }
-        if let single = state.single { single.observer.send(event) }
-        if !state.others.isEmpty {
-            let others = state.others
-            for target in others { target.observer.send(event) }
+        if let single { single.observer.send(event) }
+        if !others.isEmpty {
+            let targets = others
+            for target in targets { target.observer.send(event) }
         }
     }
 
@@ -253,7 +245,7 @@ final class SignalCoreDetacher<Value: Sendable, Failure: Error>: Disposable {
 
 /// A FIFO queue that reuses its storage.
 @usableFromInline
-struct PendingQueue<Element>: ~Copyable {
+struct PendingQueue<Element> {
     @usableFromInline var items: [Element] = []
     @usableFromInline var head = 0
 

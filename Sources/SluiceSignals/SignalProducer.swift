@@ -21,7 +21,9 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
             // The gate makes the handler's sends serial before any operator sees them; when the
             // lifetime ends (disposal), the gate interrupts.
             let gate = SignalCore<Value, Failure>(observer: downstream)
-            lifetime += gate
+            // A closure made here is specialized for the caller's types; disposing the gate through
+            // `any Disposable` would run the generic code, which is much slower.
+            lifetime.observeEnded { gate.interrupt() }
             startHandler(Observer(gate.send), lifetime)
         }
     }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Records the events an observer receives, from any thread, for assertions.
 final class EventRecorder<Value: Sendable, Failure: Error>: Sendable {
-    private let storage = Mutex<[Event<Value, Failure>]>([])
+    private let storage = Lock<[Event<Value, Failure>]>([])
     private let done = DispatchSemaphore(value: 0)
 
     var observer: Observer<Value, Failure> {
@@ -43,9 +43,9 @@ final class Canary: Sendable {}
 
 /// A lock-guarded value for tests (atomics cannot be captured by escaping closures).
 final class Locked<T: Sendable>: Sendable {
-    private let storage: Mutex<T>
+    private let storage: Lock<T>
 
-    init(_ value: T) { storage = Mutex(value) }
+    init(_ value: T) { storage = Lock(value) }
 
     var value: T {
         get { storage.withLock { $0 } }

@@ -42,7 +42,7 @@ struct SignalContractTests {
 
     @Test func aValueSentFromInsideAnObserverIsQueuedInOrderNotRecursive() {
         let (signal, input) = Signal<Int, Never>.pipe()
-        let log = Mutex<[String]>([])
+        let log = Lock<[String]>([])
         let depth = Locked<Int>(0)
         let maxDepth = Locked<Int>(0)
         signal.observeValues { value in
@@ -80,7 +80,7 @@ struct SignalContractTests {
         let overlaps = Locked<Int>(0)
         let count = Locked<Int>(0)
         let perThreadOrderBroken = Locked<Int>(0)
-        let lastSeen = Mutex<[Int: Int]>([:])
+        let lastSeen = Lock<[Int: Int]>([:])
         signal.observeValues { value in
             if inside.exchange(true) { overlaps.add(1) }
             let thread = value / 1_000_000
@@ -169,7 +169,7 @@ struct SignalContractTests {
     }
 
     @Test func compositeAndSerialDisposables() {
-        let log = Mutex<[String]>([])
+        let log = Lock<[String]>([])
         let composite = CompositeDisposable()
         composite += AnyDisposable { log.withLock { $0.append("a") } }
         let handle = composite.add(AnyDisposable { log.withLock { $0.append("removed") } })
@@ -207,7 +207,7 @@ struct SignalContractTests {
 
     @Test func signalGeneratorLifetimeEndsOnTerminal() {
         let ended = Locked<Bool>(false)
-        let inputBox = Mutex<Observer<Int, Never>?>(nil)
+        let inputBox = Lock<Observer<Int, Never>?>(nil)
         let signal = Signal<Int, Never> { observer, lifetime in
             inputBox.withLock { $0 = observer }
             lifetime.observeEnded { ended.value = true }

@@ -79,7 +79,7 @@ final class AsyncEventBuffer<Value: Sendable, Failure: Error>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func attach(_ disposable: (any Disposable)?) {
         let disposeNow = state.withLock { s -> Bool in

@@ -62,7 +62,7 @@ final class FirstEventWaiter<Value: Sendable, Failure: Error>: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func install(_ continuation: CheckedContinuation<Event<Value, Failure>, Never>) {
         state.withLock { $0.continuation = continuation }

@@ -25,11 +25,11 @@ extension Observer {
 @usableFromInline
 final class OperatorState<State: Sendable>: Sendable {
     @usableFromInline
-    let storage: Mutex<State>
+    let storage: Lock<State>
 
     @inlinable
     init(_ initial: State) {
-        storage = Mutex(initial)
+        storage = Lock(initial)
     }
 
     @inlinable
@@ -46,7 +46,7 @@ extension Operators {
     @inlinable
     static func serialized<V, E>(_ downstream: Observer<V, E>, _ lifetime: Lifetime) -> Observer<V, E> {
         let gate = SignalCore<V, E>(observer: downstream)
-        lifetime += gate
+        lifetime.observeEnded { gate.interrupt() }
         return Observer(gate.send)
     }
 }

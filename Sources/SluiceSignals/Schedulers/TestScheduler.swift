@@ -20,11 +20,11 @@ public final class TestScheduler: DateScheduler {
         var sequence: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// Creates a test scheduler whose clock starts at `startDate`.
     public init(startDate: Date = Date(timeIntervalSinceReferenceDate: 0)) {
-        state = Mutex(State(now: startDate))
+        state = Lock(State(now: startDate))
     }
 
     /// The virtual now.

@@ -1,0 +1,27 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The benchmarks live in their own package so that users of Sluice never fetch their dependencies.
+let package = Package(
+    name: "SluiceBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // The library under test, from the enclosing repository ("Sluice" joins for transport and e2e).
+        // Named, because a path dependency is otherwise known by its folder's name, which varies
+        // between clones.
+        .package(name: "Sluice", path: ".."),
+        // The reference for the reactive core: Combine's API, portable to Linux.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+    ],
+    targets: [
+        // `sluice-bench <suite> [--json]`: one subcommand per workload.
+        .executableTarget(
+            name: "sluice-bench",
+            dependencies: [
+                .product(name: "SluiceSignals", package: "Sluice"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

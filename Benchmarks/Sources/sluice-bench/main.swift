@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Settings shared by every suite, read from the command line.
+struct Options: Sendable {
+    /// Print exactly one JSON object on standard output instead of tables.
+    var json = false
+    /// How many measured rounds each client runs; the report gives the median.
+    var rounds = 5
+    /// Events pushed through a chain per client per round.
+    var events = 10_000_000
+    /// Start + dispose cycles per client per round.
+    var subscriptions = 1_000_000
+    /// When set, only the clients whose JSON key contains this text run (for profiling one client).
+    var only: String?
+}
+
+/// What a suite hands back: a readable report, its JSON member, and whether its self-checks held.
+struct SuiteReport {
+    /// The table and verdicts, for people.
+    var text: String
+    /// The suite's member of the top-level JSON object.
+    var json: JSON
+    /// False when clients disagreed on a checksum (their work was not the same, or was optimized away).
+    var isConsistent: Bool
+}
+
+/// A workload measured side by side across clients; each is one subcommand.
+protocol Suite {
+    /// The subcommand and the key of the suite's JSON member.
+    static var name: String { get }
+    /// One line for `--help`.
+    static var summary: String { get }
+    /// Runs the workload; progress goes to standard error, the report is returned.
+    static func run(_ options: Options) -> SuiteReport
+}
+
+/// Every suite, in the order `all` runs them. Transport and end-to-end suites join here.
+let suites: [any Suite.Type] = [SignalsBenchmark.self]
+
+/// Writes a line to standard error (progress, usage errors), keeping standard output for the report.
+func note(_ text: String) {
+    // `write` on the descriptor: the C `stderr` global is shared mutable state to Swift 6.
+    var line = text + "\n"
+    line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+}
+
+/// The usage text.
+@MainActor
+func usage() -> String {
+    var lines = [
+        "usage: sluice-bench <suite | all> [--json] [--rounds N] [--events N] [--subscriptions N] [--only KEY]",
+        "",
+        "suites:",
+    ]
+    lines += suites.map { "  \($0.name)\(String(repeating: " ", count: max(1, 10 - $0.name.count)))\($0.summary)" }
+    lines += [
+        "  all       every suite above, in one process",
+        "",
+        "options:",
+        "  --json             print exactly one JSON object on standard output",
+        "  --rounds N         measured rounds per client, median reported (default 5)",
+        "  --events N         events per client per round (default 10000000)",
+        "  --subscriptions N  start + dispose cycles per client per round (default 1000000)",
+        "  --only KEY         run only the clients whose JSON key contains KEY (to profile one)",
+    ]
+    return lines.joined(separator: "\n")
+}
+
+/// Parses the command line into the suites to run and the options; exits on a usage error.
+@MainActor
+func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Options) {
+    var options = Options()
+    var selected: [any Suite.Type] = []
+    var rest = arguments[...]
+    func fail(_ message: String) -> Never {
+        note("sluice-bench: \(message)\n\n\(usage())")
+        exit(2)
+    }
+    func count(after flag: String) -> Int {
+        guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
+            fail("\(flag) needs a positive integer")
+        }
+        return value
+    }
+    while let argument = rest.popFirst() {
+        switch argument {
+        case "--json": options.json = true
+        case "--rounds": options.rounds = count(after: argument)
+        case "--events": options.events = count(after: argument)
+        case "--subscriptions": options.subscriptions = count(after: argument)
+        case "--only":
+            guard let text = rest.popFirst() else { fail("--only needs a client key, e.g. sluice_ns_per_event") }
+            options.only = text
+        case "-h", "--help", "help":
+            print(usage())
+            exit(0)
+        case "all": selected = suites
+        default:
+            guard let suite = suites.first(where: { $0.name == argument }) else {
+                fail("unknown argument '\(argument)'")
+            }
+            if !selected.contains(where: { $0 == suite }) { selected.append(suite) }
+        }
+    }
+    if selected.isEmpty { fail("name a suite, or all") }
+    return (selected, options)
+}
+
+let (selected, options) = parse(Array(CommandLine.arguments.dropFirst()))
+var members: [(String, JSON)] = []
+var isConsistent = true
+for suite in selected {
+    let report = suite.run(options)
+    members.append((suite.name, report.json))
+    isConsistent = isConsistent && report.isConsistent
+    if !options.json { print(report.text + "\n") }
+}
+if options.json { print(JSON.object(members).rendered) }
+if !isConsistent {
+    note("sluice-bench: checksums disagree between clients; the numbers above are not comparable")
+    exit(1)
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+extension MockServer {
+    /// The URL of `endpoint` on this server, with `query` items appended (percent-encoded).
+    public func url(for endpoint: Endpoint, query: [URLQueryItem] = []) -> URL {
+        let target = endpoint.target
+        let pairs = target.query + query.map { ($0.name, $0.value ?? "") }
+        var string = baseURL.absoluteString
+        string.removeLast()  // the trailing slash: every route path starts with one
+        string += target.path
+        if !pairs.isEmpty { string += "?" + URLEncoding.query(pairs) }
+        return URL(string: string)!
+    }
+
+    /// Makes `path` answer `responses` in order, then repeat the last; replaces any earlier script for it.
+    ///
+    /// Scripted paths take precedence over built-in routes; `url(for: .scripted(path: path))` is their URL.
+    public func script(_ path: String, _ responses: ScriptedResponse...) {
+        state.script(path, responses)
+    }
+
+    /// Makes `path` answer `responses` in order, then repeat the last; replaces any earlier script for it.
+    public func script(_ path: String, _ responses: [ScriptedResponse]) {
+        state.script(path, responses)
+    }
+}
