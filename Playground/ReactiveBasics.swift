@@ -5,7 +5,8 @@ enum ReactiveBasics {
     static func run() async {
         Tour.step("Signals: hot streams that many observers can watch")
         let (temperatures, input) = Signal<Double, Never>.pipe()
-        let disposable = temperatures
+        let disposable =
+            temperatures
             .map { celsius in celsius * 9 / 5 + 32 }
             .filter { $0 > 50 }
             .observeValues { fahrenheit in print("  warm: \(fahrenheit)°F") }

@@ -1,5 +1,5 @@
-@_exported import SluiceSignals
 internal import CCurl
+@_exported import SluiceSignals
 
 /// Facts about this build of Sluice.
 public enum Sluice {

@@ -36,7 +36,8 @@ public final class Property<Value: Sendable>: Sendable {
 
     /// A property whose value is `transform` of this one's.
     public func map<U: Sendable>(_ transform: @escaping @Sendable (Value) -> U) -> Property<U> {
-        Property<U>(getValue: { transform(self.value) }, signal: signal.map(transform), producer: producer.map(transform))
+        Property<U>(
+            getValue: { transform(self.value) }, signal: signal.map(transform), producer: producer.map(transform))
     }
 
     private init(

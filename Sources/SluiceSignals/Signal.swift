@@ -69,14 +69,15 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     @discardableResult
     public func observe(_ action: @escaping @Sendable (Event<Value, Failure>) -> Void) -> (any Disposable)? {
         let observation = SerialDisposable()
-        observation.inner = attach(Observer { event in
-            guard event.isTerminating else { return action(event) }
-            // Detaching is silent: operators with a gate of their own interrupt when the
-            // observation's lifetime ends, and that `interrupted` must not reach the observer.
-            if observation.isDisposed { return }
-            action(event)
-            observation.dispose()
-        })
+        observation.inner = attach(
+            Observer { event in
+                guard event.isTerminating else { return action(event) }
+                // Detaching is silent: operators with a gate of their own interrupt when the
+                // observation's lifetime ends, and that `interrupted` must not reach the observer.
+                if observation.isDisposed { return }
+                action(event)
+                observation.dispose()
+            })
         return observation
     }
 
@@ -86,13 +87,14 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> (any Disposable)? {
         // One closure, not two: values go straight to `action` on the hot path.
         let observation = SerialDisposable()
-        observation.inner = attach(Observer { event in
-            if case .value(let value) = event {
-                action(value)
-            } else {
-                observation.dispose()
-            }
-        })
+        observation.inner = attach(
+            Observer { event in
+                if case .value(let value) = event {
+                    action(value)
+                } else {
+                    observation.dispose()
+                }
+            })
         return observation
     }
 

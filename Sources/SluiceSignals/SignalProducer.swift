@@ -65,9 +65,10 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     @inlinable
     @discardableResult
     public func startWithValues(_ action: @escaping @Sendable (Value) -> Void) -> any Disposable {
-        start(Observer { event in
-            if case .value(let value) = event { action(value) }
-        })
+        start(
+            Observer { event in
+                if case .value(let value) = event { action(value) }
+            })
     }
 
     /// Starts the work, observing each value as a success and the failure as a failure.

@@ -45,7 +45,8 @@ public final class StubTransport: Transport {
                 while offset < body.count, !lifetime.hasEnded {
                     let end = min(body.count, offset + max(1, chunkSize))
                     observer.send(value: .body(body.subdata(in: offset..<end)))
-                    observer.send(value: .downloadProgress(TransferProgress(completed: Int64(end), expected: Int64(body.count))))
+                    observer.send(
+                        value: .downloadProgress(TransferProgress(completed: Int64(end), expected: Int64(body.count))))
                     offset = end
                 }
                 var metrics = TransferMetrics()

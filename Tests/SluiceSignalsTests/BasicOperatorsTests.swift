@@ -26,18 +26,21 @@ struct BasicOperatorsTests {
     }
 
     @Test func map() {
-        check([.value(1), .value(2), .completed], signal: { $0.map { $0 * 2 } }, producer: { $0.map { $0 * 2 } },
-              expect: [.value(2), .value(4), .completed])
+        check(
+            [.value(1), .value(2), .completed], signal: { $0.map { $0 * 2 } }, producer: { $0.map { $0 * 2 } },
+            expect: [.value(2), .value(4), .completed])
     }
 
     @Test func filterAndCompactMap() {
-        check([.value(1), .value(2), .value(3), .failed(.boom)],
-              signal: { $0.filter { $0 != 2 } }, producer: { $0.filter { $0 != 2 } },
-              expect: [.value(1), .value(3), .failed(.boom)])
-        check([.value(1), .value(2), .value(3), .completed],
-              signal: { $0.compactMap { $0 % 2 == 1 ? "\($0)" : nil } },
-              producer: { $0.compactMap { $0 % 2 == 1 ? "\($0)" : nil } },
-              expect: [.value("1"), .value("3"), .completed])
+        check(
+            [.value(1), .value(2), .value(3), .failed(.boom)],
+            signal: { $0.filter { $0 != 2 } }, producer: { $0.filter { $0 != 2 } },
+            expect: [.value(1), .value(3), .failed(.boom)])
+        check(
+            [.value(1), .value(2), .value(3), .completed],
+            signal: { $0.compactMap { $0 % 2 == 1 ? "\($0)" : nil } },
+            producer: { $0.compactMap { $0 % 2 == 1 ? "\($0)" : nil } },
+            expect: [.value("1"), .value("3"), .completed])
     }
 
     @Test func attemptMapFailsOnceAndStops() {
@@ -45,9 +48,10 @@ struct BasicOperatorsTests {
             if value == 2 { throw .other(value) }
             return value
         }
-        check([.value(1), .value(2), .value(3), .completed],
-              signal: { $0.attemptMap(transform) }, producer: { $0.attemptMap(transform) },
-              expect: [.value(1), .failed(.other(2))])
+        check(
+            [.value(1), .value(2), .value(3), .completed],
+            signal: { $0.attemptMap(transform) }, producer: { $0.attemptMap(transform) },
+            expect: [.value(1), .failed(.other(2))])
     }
 
     @Test func mapError() {
@@ -62,17 +66,21 @@ struct BasicOperatorsTests {
     }
 
     @Test func scanAndReduceAndCollect() {
-        check([.value(1), .value(2), .value(3), .completed],
-              signal: { $0.scan(0, +) }, producer: { $0.scan(0, +) },
-              expect: [.value(1), .value(3), .value(6), .completed])
-        check([.value(1), .value(2), .value(3), .completed],
-              signal: { $0.collect() }, producer: { $0.collect() },
-              expect: [.value([1, 2, 3]), .completed])
-        check([.completed], signal: { $0.collect() }, producer: { $0.collect() },
-              expect: [.value([]), .completed])
-        check([.value(1), .value(2), .value(3), .completed],
-              signal: { $0.collect(count: 2) }, producer: { $0.collect(count: 2) },
-              expect: [.value([1, 2]), .value([3]), .completed])
+        check(
+            [.value(1), .value(2), .value(3), .completed],
+            signal: { $0.scan(0, +) }, producer: { $0.scan(0, +) },
+            expect: [.value(1), .value(3), .value(6), .completed])
+        check(
+            [.value(1), .value(2), .value(3), .completed],
+            signal: { $0.collect() }, producer: { $0.collect() },
+            expect: [.value([1, 2, 3]), .completed])
+        check(
+            [.completed], signal: { $0.collect() }, producer: { $0.collect() },
+            expect: [.value([]), .completed])
+        check(
+            [.value(1), .value(2), .value(3), .completed],
+            signal: { $0.collect(count: 2) }, producer: { $0.collect(count: 2) },
+            expect: [.value([1, 2]), .value([3]), .completed])
         let sum = EventRecorder<Int, TestError>()
         SignalProducer<Int, TestError>(values: [1, 2, 3]).reduce(10, +).start(sum.observer)
         #expect(sum.events == [.value(16), .completed])
@@ -89,27 +97,33 @@ struct BasicOperatorsTests {
     }
 
     @Test func skipRepeats() {
-        check([.value(1), .value(1), .value(2), .value(2), .value(1), .completed],
-              signal: { $0.skipRepeats() }, producer: { $0.skipRepeats() },
-              expect: [.value(1), .value(2), .value(1), .completed])
+        check(
+            [.value(1), .value(1), .value(2), .value(2), .value(1), .completed],
+            signal: { $0.skipRepeats() }, producer: { $0.skipRepeats() },
+            expect: [.value(1), .value(2), .value(1), .completed])
     }
 
     @Test func takeAndSkip() {
-        check([.value(1), .value(2), .value(3), .completed],
-              signal: { $0.take(first: 2) }, producer: { $0.take(first: 2) },
-              expect: [.value(1), .value(2), .completed])
-        check([.value(1), .value(2)],
-              signal: { $0.take(first: 0) }, producer: { $0.take(first: 0) },
-              expect: [.completed])
-        check([.value(1), .value(2), .value(3), .value(1), .completed],
-              signal: { $0.take(while: { $0 < 3 }) }, producer: { $0.take(while: { $0 < 3 }) },
-              expect: [.value(1), .value(2), .completed])
-        check([.value(1), .value(2), .value(3), .completed],
-              signal: { $0.skip(first: 2) }, producer: { $0.skip(first: 2) },
-              expect: [.value(3), .completed])
-        check([.value(1), .value(2), .value(3), .value(1), .completed],
-              signal: { $0.skip(while: { $0 < 3 }) }, producer: { $0.skip(while: { $0 < 3 }) },
-              expect: [.value(3), .value(1), .completed])
+        check(
+            [.value(1), .value(2), .value(3), .completed],
+            signal: { $0.take(first: 2) }, producer: { $0.take(first: 2) },
+            expect: [.value(1), .value(2), .completed])
+        check(
+            [.value(1), .value(2)],
+            signal: { $0.take(first: 0) }, producer: { $0.take(first: 0) },
+            expect: [.completed])
+        check(
+            [.value(1), .value(2), .value(3), .value(1), .completed],
+            signal: { $0.take(while: { $0 < 3 }) }, producer: { $0.take(while: { $0 < 3 }) },
+            expect: [.value(1), .value(2), .completed])
+        check(
+            [.value(1), .value(2), .value(3), .completed],
+            signal: { $0.skip(first: 2) }, producer: { $0.skip(first: 2) },
+            expect: [.value(3), .completed])
+        check(
+            [.value(1), .value(2), .value(3), .value(1), .completed],
+            signal: { $0.skip(while: { $0 < 3 }) }, producer: { $0.skip(while: { $0 < 3 }) },
+            expect: [.value(3), .value(1), .completed])
     }
 
     @Test func takeDisposesTheWorkOfAProducer() {
@@ -149,10 +163,11 @@ struct BasicOperatorsTests {
             terminated: { log.withLock { $0.append("terminated") } },
             disposed: { log.withLock { $0.append("disposed") } })
         producer.startWithValues { v in log.withLock { $0.append("observer \(v)") } }
-        #expect(log.value == [
-            "starting", "event value(1)", "value 1", "observer 1", "event completed", "completed",
-            "terminated", "disposed", "started",
-        ])
+        #expect(
+            log.value == [
+                "starting", "event value(1)", "value 1", "observer 1", "event completed", "completed",
+                "terminated", "disposed", "started",
+            ])
     }
 
     @Test func materializeAndDematerialize() {
@@ -251,9 +266,10 @@ struct BasicOperatorsTests {
     }
 
     @Test func flatMapErrorReplacesTheFailure() {
-        check([.value(1), .failed(.boom)],
-              signal: { $0.flatMapError { _ in SignalProducer(values: [8, 9]) } },
-              producer: { $0.flatMapError { _ in SignalProducer(values: [8, 9]) } },
-              expect: [.value(1), .value(8), .value(9), .completed])
+        check(
+            [.value(1), .failed(.boom)],
+            signal: { $0.flatMapError { _ in SignalProducer(values: [8, 9]) } },
+            producer: { $0.flatMapError { _ in SignalProducer(values: [8, 9]) } },
+            expect: [.value(1), .value(8), .value(9), .completed])
     }
 }

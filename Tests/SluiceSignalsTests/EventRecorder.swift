@@ -59,10 +59,20 @@ final class Locked<T: Sendable>: Sendable {
 extension Locked where T == Int {
     /// Adds and returns the new value.
     @discardableResult
-    func add(_ n: Int) -> Int { withLock { $0 += n; return $0 } }
+    func add(_ n: Int) -> Int {
+        withLock {
+            $0 += n
+            return $0
+        }
+    }
 }
 
 extension Locked where T == Bool {
     /// Stores a new value and returns the old one.
-    func exchange(_ new: Bool) -> Bool { withLock { old in defer { old = new }; return old } }
+    func exchange(_ new: Bool) -> Bool {
+        withLock { old in
+            defer { old = new }
+            return old
+        }
+    }
 }

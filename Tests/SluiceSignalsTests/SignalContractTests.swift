@@ -58,10 +58,11 @@ struct SignalContractTests {
         }
         input.send(value: 1)
         #expect(maxDepth.value == 1)
-        #expect(log.withLock { $0 } == [
-            "begin 1", "end 1", "begin 11", "end 11", "begin 2", "end 2",
-            "begin 12", "end 12", "begin 3", "end 3",
-        ])
+        #expect(
+            log.withLock { $0 } == [
+                "begin 1", "end 1", "begin 11", "end 11", "begin 2", "end 2",
+                "begin 12", "end 12", "begin 3", "end 3",
+            ])
     }
 
     @Test func terminalSentFromInsideAnObserverEndsTheSignalAfterTheCurrentEvent() {

@@ -15,12 +15,24 @@ struct CurlTransportFailureTests {
     @Test func eachFaultEndsWithItsTypedError() async throws {
         try await withServer { server, transport in
             let quick = options(idle: .milliseconds(800))
-            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.closeBeforeHeaders)), options: quick) }
-            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.resetMidBody)), options: quick) }
-            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.shortBody)), options: quick) }
-            await expectFailure(.connectionLost) { try await transport.send(server.url(for: .fault(.closeAfterHeaders)), options: quick) }
-            await expectFailure(.protocolError) { try await transport.send(server.url(for: .fault(.malformedStatusLine)), options: quick) }
-            let idle = await expectFailure(.timedOut) { try await transport.send(server.url(for: .fault(.neverRespond)), options: quick) }
+            await expectFailure(.connectionLost) {
+                try await transport.send(server.url(for: .fault(.closeBeforeHeaders)), options: quick)
+            }
+            await expectFailure(.connectionLost) {
+                try await transport.send(server.url(for: .fault(.resetMidBody)), options: quick)
+            }
+            await expectFailure(.connectionLost) {
+                try await transport.send(server.url(for: .fault(.shortBody)), options: quick)
+            }
+            await expectFailure(.connectionLost) {
+                try await transport.send(server.url(for: .fault(.closeAfterHeaders)), options: quick)
+            }
+            await expectFailure(.protocolError) {
+                try await transport.send(server.url(for: .fault(.malformedStatusLine)), options: quick)
+            }
+            let idle = await expectFailure(.timedOut) {
+                try await transport.send(server.url(for: .fault(.neverRespond)), options: quick)
+            }
             #expect(idle?.timeout == .idle)
         }
     }
@@ -33,12 +45,16 @@ struct CurlTransportFailureTests {
                 try await transport.send(server.url(for: .fault(.hugeHeaders(bytes: 1 << 20))), options: small)
             }
             small.maximumBodySize = 1 << 20
-            await expectFailure(.responseTooLarge) { try await transport.send(server.url(for: .fault(.endlessBody)), options: small) }
+            await expectFailure(.responseTooLarge) {
+                try await transport.send(server.url(for: .fault(.endlessBody)), options: small)
+            }
             // A gzip bomb is counted by what it decodes to.
             await expectFailure(.responseTooLarge) {
                 try await transport.send(server.url(for: .gzipBomb(decodedBytes: 64 << 20)), options: small)
             }
-            await expectFailure(.responseTooLarge) { try await transport.send(server.url(for: .bytes(2 << 20)), options: small) }
+            await expectFailure(.responseTooLarge) {
+                try await transport.send(server.url(for: .bytes(2 << 20)), options: small)
+            }
             let fits = try await transport.send(server.url(for: .bytes(1 << 20)), options: small)
             #expect(fits.body.count == 1 << 20)
         }
@@ -47,7 +63,8 @@ struct CurlTransportFailureTests {
     @Test func totalTimeout() async throws {
         try await withServer { server, transport in
             let error = await expectFailure(.timedOut) {
-                try await transport.send(server.url(for: .delay(.seconds(3))), options: options(total: .milliseconds(300)))
+                try await transport.send(
+                    server.url(for: .delay(.seconds(3))), options: options(total: .milliseconds(300)))
             }
             #expect(error?.timeout == .total)
         }
@@ -78,12 +95,16 @@ struct CurlTransportFailureTests {
 
     @Test func cannotConnectToAClosedPort() async throws {
         let port = try BacklogFullListener.unusedPort()
-        await expectFailure(.cannotConnect) { try await CurlTransport().send(URL(string: "http://127.0.0.1:\(port)/")!) }
+        await expectFailure(.cannotConnect) {
+            try await CurlTransport().send(URL(string: "http://127.0.0.1:\(port)/")!)
+        }
     }
 
     @Test func cancellingMidBodyInterruptsOnceAndNothingFollows() async throws {
         try await withServer { server, transport in
-            let request = try Request(url: server.url(for: .drip(bytes: 10_000, chunks: 20, interval: .milliseconds(50)))).prepared()
+            let request = try Request(
+                url: server.url(for: .drip(bytes: 10_000, chunks: 20, interval: .milliseconds(50)))
+            ).prepared()
             let recorder = TransferRecorder()
             let disposable = transport.transfer(request).start(recorder.observer)
             #expect(await recorder.wait { $0.bodyBytes > 0 })
@@ -129,7 +150,9 @@ struct CurlTransportFailureTests {
             // Sluice refuses to rewind the body, so the server sees it exactly once.
             _ = try await transport.send(server.url(for: .echo))
             let fault = server.url(for: .fault(.closeBeforeHeaders))
-            await expectFailure(.connectionLost) { try await transport.send(.post, fault, body: .data(Data("once".utf8))) }
+            await expectFailure(.connectionLost) {
+                try await transport.send(.post, fault, body: .data(Data("once".utf8)))
+            }
             #expect(server.requests(to: fault.path).count == 1)
             // An idempotent GET may be replayed on a fresh connection: that is allowed, and safe.
             _ = try? await transport.send(.get, fault)

@@ -41,7 +41,8 @@ struct CurlTransportTests {
     @Test func responseHeadersKeepOrderAndRepeats() async throws {
         try await withServer { server, transport in
             let response = try await transport.send(
-                server.url(for: .responseHeaders([("X-B", "2"), ("X-A", "1"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")])))
+                server.url(
+                    for: .responseHeaders([("X-B", "2"), ("X-A", "1"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")])))
             #expect(response.headers.values(for: "set-cookie") == ["a=1", "b=2"])
             let names = response.headers.map(\.name).filter { $0.lowercased().hasPrefix("x-") }
             #expect(names == ["X-B", "X-A"])
@@ -154,7 +155,8 @@ struct CurlTransportTests {
                     #expect(error.code == .invalidURL)
                 }
             }
-            let missing = Request(method: .post, url: server.url(for: .echo), body: .file(URL(fileURLWithPath: "/nonexistent/file")))
+            let missing = Request(
+                method: .post, url: server.url(for: .echo), body: .file(URL(fileURLWithPath: "/nonexistent/file")))
             do throws(SluiceError) {
                 _ = try missing.prepared()
                 Issue.record("a missing file was accepted")

@@ -22,7 +22,9 @@ func withServer<T>(
 
 extension CurlTransport {
     /// Sends a GET and awaits its response.
-    func send(_ url: URL, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()) async throws(SluiceError) -> Response {
+    func send(_ url: URL, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions())
+        async throws(SluiceError) -> Response
+    {
         try await send(.get, url, headers: headers, options: options)
     }
 
@@ -59,7 +61,9 @@ func expectFailure(
 final class TransferRecorder: Sendable {
     private let storage = Mutex<[Event<TransferEvent, SluiceError>]>([])
 
-    var observer: Observer<TransferEvent, SluiceError> { Observer { event in self.storage.withLock { $0.append(event) } } }
+    var observer: Observer<TransferEvent, SluiceError> {
+        Observer { event in self.storage.withLock { $0.append(event) } }
+    }
     var events: [Event<TransferEvent, SluiceError>] { storage.withLock { $0 } }
     var bodyBytes: Int {
         events.reduce(0) { total, event in

@@ -3,7 +3,9 @@
 /// Names compare case-insensitively; the order of fields is kept and a name may repeat (as
 /// `Set-Cookie` does). `headers["Content-Type"]` reads the first value of a name, and setting it
 /// replaces every field of that name.
-public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral,
+    CustomStringConvertible
+{
     /// One header field.
     public struct Field: Sendable, Equatable, Hashable {
         /// The name, as given (compared case-insensitively).

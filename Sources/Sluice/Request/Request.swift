@@ -100,7 +100,9 @@ public struct PreparedRequest: Sendable {
     }
 
     private static func validateOptions(_ options: RequestOptions) throws(SluiceError) {
-        if options.connectTimeout <= .zero || options.idleTimeout <= .zero || (options.timeout.map { $0 <= .zero } ?? false) {
+        if options.connectTimeout <= .zero || options.idleTimeout <= .zero
+            || (options.timeout.map { $0 <= .zero } ?? false)
+        {
             throw SluiceError(.invalidOption, "Timeouts must be positive.")
         }
         if options.maximumBodySize < 0 || options.maximumHeaderSize <= 0 {
@@ -111,7 +113,8 @@ public struct PreparedRequest: Sendable {
     /// tchar from RFC 9110 §5.6.2.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)

@@ -70,7 +70,8 @@ final class FileBodyReader: BodyReader {
     init(url: URL) throws(SluiceError) {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw SluiceError(.invalidBody, "Cannot open the body file \(url.path): \(String(cString: strerror(errno))).")
+            throw SluiceError(
+                .invalidBody, "Cannot open the body file \(url.path): \(String(cString: strerror(errno))).")
         }
         descriptor = fd
     }

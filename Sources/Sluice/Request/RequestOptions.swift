@@ -38,6 +38,7 @@ public struct RequestOptions: Sendable, Equatable {
         /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise.
         case automatic
         /// HTTP/1.1 only.
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         case http1_1
         /// HTTP/2, also without TLS (prior knowledge).
         case http2

@@ -62,8 +62,10 @@ public struct ResponseHead: Sendable, Equatable {
 /// An HTTP protocol version.
 public enum HTTPVersion: String, Sendable, Equatable {
     /// HTTP/1.0
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case http1_0 = "HTTP/1.0"
     /// HTTP/1.1
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case http1_1 = "HTTP/1.1"
     /// HTTP/2
     case http2 = "HTTP/2"

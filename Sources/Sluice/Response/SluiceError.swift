@@ -124,8 +124,10 @@ extension SluiceError {
 
     /// Whether the failure happened in the transport (DNS, connection, TLS, timeouts, limits).
     public var isTransportError: Bool {
-        [.dnsFailure, .cannotConnect, .timedOut, .connectionLost, .tlsFailure, .protocolError,
-         .responseTooLarge, .headersTooLarge, .fileWriteFailed, .transportFailure].contains(code)
+        [
+            .dnsFailure, .cannotConnect, .timedOut, .connectionLost, .tlsFailure, .protocolError,
+            .responseTooLarge, .headersTooLarge, .fileWriteFailed, .transportFailure,
+        ].contains(code)
     }
 }
 

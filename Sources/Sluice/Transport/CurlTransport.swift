@@ -53,7 +53,9 @@ public final class CurlTransport: Transport {
     }
 
     /// Like `transfer(_:)`, with a control to suspend and resume the transfer.
-    public func transfer(_ request: PreparedRequest, control: TransferControl?) -> SignalProducer<TransferEvent, SluiceError> {
+    public func transfer(_ request: PreparedRequest, control: TransferControl?) -> SignalProducer<
+        TransferEvent, SluiceError
+    > {
         let queue = self.queue
         return SignalProducer { observer, lifetime in
             let id = queue.makeID()

@@ -22,13 +22,14 @@ extension SignalProducer {
         SignalProducer<U, Failure>(serialized: { downstream, lifetime in
             let inner = SerialDisposable()
             lifetime += inner
-            lifetime += self.start(Observer { event in
-                switch event {
-                case .value: break
-                case .completed: replacement.start(Observer(downstream.send), in: inner)
-                default: downstream.sendTerminal(event)
-                }
-            })
+            lifetime += self.start(
+                Observer { event in
+                    switch event {
+                    case .value: break
+                    case .completed: replacement.start(Observer(downstream.send), in: inner)
+                    default: downstream.sendTerminal(event)
+                    }
+                })
         })
     }
 

@@ -19,7 +19,9 @@ extension Operators {
 
 extension Signal {
     /// Replaces a failure with the events of the producer that `handler` returns for it.
-    public func flatMapError<F>(_ handler: @escaping @Sendable (Failure) -> SignalProducer<Value, F>) -> Signal<Value, F> {
+    public func flatMapError<F>(_ handler: @escaping @Sendable (Failure) -> SignalProducer<Value, F>) -> Signal<
+        Value, F
+    > {
         lift(Operators.flatMapError(handler))
     }
 }

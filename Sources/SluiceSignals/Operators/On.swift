@@ -37,9 +37,10 @@ extension Signal {
         terminated: (@Sendable () -> Void)? = nil,
         disposed: (@Sendable () -> Void)? = nil
     ) -> Signal<Value, Failure> {
-        lift(Operators.on(
-            event: event, value: value, failed: failed, completed: completed,
-            interrupted: interrupted, terminated: terminated, disposed: disposed))
+        lift(
+            Operators.on(
+                event: event, value: value, failed: failed, completed: completed,
+                interrupted: interrupted, terminated: terminated, disposed: disposed))
     }
 }
 
@@ -58,9 +59,10 @@ extension SignalProducer {
         terminated: (@Sendable () -> Void)? = nil,
         disposed: (@Sendable () -> Void)? = nil
     ) -> SignalProducer<Value, Failure> {
-        let lifted = lift(Operators.on(
-            event: event, value: value, failed: failed, completed: completed,
-            interrupted: interrupted, terminated: terminated, disposed: disposed))
+        let lifted = lift(
+            Operators.on(
+                event: event, value: value, failed: failed, completed: completed,
+                interrupted: interrupted, terminated: terminated, disposed: disposed))
         guard starting != nil || started != nil else { return lifted }
         return SignalProducer(serialized: { observer, lifetime in
             starting?()

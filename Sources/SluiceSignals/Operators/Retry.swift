@@ -9,7 +9,9 @@ extension SignalProducer {
 
     /// Restarts the work after a failure, waiting `interval` on `scheduler` between attempts, up to
     /// `count` more times.
-    public func retry(upTo count: Int, interval: Duration, on scheduler: any DateScheduler) -> SignalProducer<Value, Failure> {
+    public func retry(upTo count: Int, interval: Duration, on scheduler: any DateScheduler) -> SignalProducer<
+        Value, Failure
+    > {
         retry(on: scheduler) { attempt, _ in attempt <= count ? interval : nil }
     }
 
@@ -36,19 +38,20 @@ extension SignalProducer {
                 guard !lifetime.hasEnded else { return }
                 // Each attempt is its own subscription, so a failed attempt's resources are released
                 // before the next one starts, and attempts never overlap.
-                source.start(Observer { event in
-                    guard case .failed(let error) = event else { return downstream.send(event) }
-                    let attempt = attempts.withLock { count -> Int in
-                        count += 1
-                        return count
-                    }
-                    guard let wait = delay(attempt, error) else { return downstream.send(error: error) }
-                    if wait <= .zero || scheduler == nil {
-                        startAttempt()
-                    } else if let scheduler {
-                        current.inner = scheduler.schedule(after: wait) { startAttempt() }
-                    }
-                }, in: current)
+                source.start(
+                    Observer { event in
+                        guard case .failed(let error) = event else { return downstream.send(event) }
+                        let attempt = attempts.withLock { count -> Int in
+                            count += 1
+                            return count
+                        }
+                        guard let wait = delay(attempt, error) else { return downstream.send(error: error) }
+                        if wait <= .zero || scheduler == nil {
+                            startAttempt()
+                        } else if let scheduler {
+                            current.inner = scheduler.schedule(after: wait) { startAttempt() }
+                        }
+                    }, in: current)
             }
             startAttempt()
         })

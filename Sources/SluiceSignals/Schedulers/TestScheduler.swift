@@ -74,9 +74,12 @@ public final class TestScheduler: DateScheduler {
     private func popEntry(dueBy date: Date) -> Entry? {
         state.withLock { s -> Entry? in
             s.entries.removeAll { $0.cancelled.isDisposed }
-            guard let index = s.entries.indices
-                .filter({ s.entries[$0].date <= date })
-                .min(by: { (s.entries[$0].date, s.entries[$0].sequence) < (s.entries[$1].date, s.entries[$1].sequence) })
+            guard
+                let index = s.entries.indices
+                    .filter({ s.entries[$0].date <= date })
+                    .min(by: {
+                        (s.entries[$0].date, s.entries[$0].sequence) < (s.entries[$1].date, s.entries[$1].sequence)
+                    })
             else { return nil }
             let entry = s.entries.remove(at: index)
             s.now = max(s.now, entry.date)

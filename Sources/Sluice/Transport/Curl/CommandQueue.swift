@@ -1,5 +1,5 @@
-import Foundation
 internal import CCurl
+import Foundation
 import Synchronization
 
 /// What other threads ask the loop thread to do.

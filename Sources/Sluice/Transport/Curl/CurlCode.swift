@@ -18,7 +18,8 @@ enum Curl {
     static func check(_ code: CURLMcode, _ what: @autoclosure () -> String) throws(SluiceError) {
         guard code != CURLM_OK else { return }
         throw SluiceError(
-            .transportFailure, "libcurl's multi interface failed in \(what()): \(String(cString: curl_multi_strerror(code))).",
+            .transportFailure,
+            "libcurl's multi interface failed in \(what()): \(String(cString: curl_multi_strerror(code))).",
             curlCode: Int(code.rawValue))
     }
 
@@ -46,11 +47,17 @@ extension SluiceError {
         if let abort {
             switch abort {
             case .bodyTooLarge(let limit):
-                self.init(.responseTooLarge, "The response body from \(url) exceeded the limit of \(limit) bytes.", curlCode: curlCode)
+                self.init(
+                    .responseTooLarge, "The response body from \(url) exceeded the limit of \(limit) bytes.",
+                    curlCode: curlCode)
             case .headersTooLarge(let limit):
-                self.init(.headersTooLarge, "The response headers from \(url) exceeded the limit of \(limit) bytes.", curlCode: curlCode)
+                self.init(
+                    .headersTooLarge, "The response headers from \(url) exceeded the limit of \(limit) bytes.",
+                    curlCode: curlCode)
             case .idleTimeout:
-                self.init(.timedOut, "No data moved to or from \(url) within the idle timeout.", timeout: .idle, curlCode: curlCode)
+                self.init(
+                    .timedOut, "No data moved to or from \(url) within the idle timeout.", timeout: .idle,
+                    curlCode: curlCode)
             case .fileWrite(let reason):
                 self.init(.fileWriteFailed, "Writing the download from \(url) failed: \(reason).", curlCode: curlCode)
             case .bodyRead(let reason):
@@ -65,19 +72,25 @@ extension SluiceError {
             self.init(.cannotConnect, "Could not connect to \(url): \(detail).", curlCode: curlCode)
         case CURLE_OPERATION_TIMEDOUT:
             if connected {
-                self.init(.timedOut, "The transfer from \(url) exceeded its total timeout: \(detail).", timeout: .total, curlCode: curlCode)
+                self.init(
+                    .timedOut, "The transfer from \(url) exceeded its total timeout: \(detail).", timeout: .total,
+                    curlCode: curlCode)
             } else {
-                self.init(.timedOut, "Connecting to \(url) exceeded the connect timeout: \(detail).", timeout: .connect, curlCode: curlCode)
+                self.init(
+                    .timedOut, "Connecting to \(url) exceeded the connect timeout: \(detail).", timeout: .connect,
+                    curlCode: curlCode)
             }
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE:
-            self.init(.connectionLost, "The connection to \(url) was lost before the response was complete: \(detail).", curlCode: curlCode)
+            self.init(
+                .connectionLost, "The connection to \(url) was lost before the response was complete: \(detail).",
+                curlCode: curlCode)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
-             CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
-             CURLE_SSL_CLIENTCERT:
+            CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
+            CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_CLIENTCERT:
             self.init(.tlsFailure, "TLS with \(url) failed: \(detail).", curlCode: curlCode)
         case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING,
-             CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP3:
+            CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP3:
             self.init(.protocolError, "The reply from \(url) is not valid HTTP: \(detail).", curlCode: curlCode)
         case CURLE_URL_MALFORMAT:
             self.init(.invalidURL, "libcurl could not parse \(url): \(detail).", curlCode: curlCode)

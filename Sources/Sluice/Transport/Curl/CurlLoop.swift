@@ -1,5 +1,5 @@
-import Foundation
 internal import CCurl
+import Foundation
 
 /// The transport's event loop: owns the multi handle, every easy handle and every transfer
 /// context, and is the only code that calls libcurl. Runs on one dedicated thread; not Sendable.
@@ -103,9 +103,10 @@ final class CurlLoop {
             context.sendHeadIfNeeded()
             outcome = .success(context.metrics())
         } else {
-            outcome = .failure(SluiceError(
-                transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
-                connected: context.wasConnected, url: context.request.url.absoluteString))
+            outcome = .failure(
+                SluiceError(
+                    transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
+                    connected: context.wasConnected, url: context.request.url.absoluteString))
         }
         complete(context, outcome)
     }
@@ -149,9 +150,12 @@ final class CurlLoop {
         }
         for context in stalled {
             context.abortReason = .idleTimeout
-            complete(context, .failure(SluiceError(
-                transferResult: CURLE_ABORTED_BY_CALLBACK, message: "", abort: .idleTimeout,
-                connected: context.wasConnected, url: context.request.url.absoluteString)))
+            complete(
+                context,
+                .failure(
+                    SluiceError(
+                        transferResult: CURLE_ABORTED_BY_CALLBACK, message: "", abort: .idleTimeout,
+                        connected: context.wasConnected, url: context.request.url.absoluteString)))
         }
     }
 

@@ -1,5 +1,5 @@
-import Foundation
 internal import CCurl
+import Foundation
 
 /// Sets an easy handle's options for one request, with Sluice's safe defaults.
 enum EasyConfigurator {
@@ -114,7 +114,9 @@ enum EasyConfigurator {
         var hasExpect = false
         if request.method == .post && !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
         for field in request.headers {
-            if field.name.caseInsensitiveEquals("Content-Length") || field.name.caseInsensitiveEquals("Transfer-Encoding") {
+            if field.name.caseInsensitiveEquals("Content-Length")
+                || field.name.caseInsensitiveEquals("Transfer-Encoding")
+            {
                 continue
             }
             if field.name.caseInsensitiveEquals("Expect") { hasExpect = true }

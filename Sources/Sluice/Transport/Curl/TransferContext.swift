@@ -1,6 +1,6 @@
+internal import CCurl
 import Foundation
 import Synchronization
-internal import CCurl
 
 /// The state of one transfer while libcurl runs it.
 ///
@@ -31,7 +31,10 @@ final class TransferContext {
     private var sent: Int64 = 0
     private let expectedUpload: Int64?
 
-    init(id: UInt64, request: Request, observer: Observer<TransferEvent, SluiceError>, token: TransferToken, easy: EasyHandle) {
+    init(
+        id: UInt64, request: Request, observer: Observer<TransferEvent, SluiceError>, token: TransferToken,
+        easy: EasyHandle
+    ) {
         self.id = id
         self.request = request
         self.observer = observer
