@@ -21,22 +21,38 @@ public final class CompositeDisposable: Disposable {
 
     @usableFromInline
     struct State {
+        /// The first entry, kept inline: most lifetimes hold one or two, and this saves an array.
+        @usableFromInline var first: (id: UInt64, entry: Entry)?
         @usableFromInline var entries: [(id: UInt64, entry: Entry)] = []
         @usableFromInline var nextID: UInt64 = 0
         @usableFromInline var isDisposed = false
 
         @inlinable
         init() {}
+
+        /// Adds an entry, inline if it is the first. Order is kept: `first` always runs first.
+        @inlinable
+        mutating func append(_ item: (id: UInt64, entry: Entry)) {
+            if first == nil && entries.isEmpty {
+                first = item
+            } else {
+                entries.append(item)
+            }
+        }
     }
 
     @usableFromInline let state: Lock<State>
     @usableFromInline let disposed: Atomic<Bool>
+    /// Whether the subscription this composite belongs to has delivered its terminal event; kept
+    /// here so that a started producer's sink needs no object of its own (see `SignalProducer.start`).
+    @usableFromInline let sinkTerminated: Atomic<Bool>
 
     /// Creates an empty composite.
     @inlinable
     public init() {
         state = Lock(State())
         disposed = Atomic(false)
+        sinkTerminated = Atomic(false)
     }
 
     /// Creates a composite holding `disposables`.
@@ -57,7 +73,7 @@ public final class CompositeDisposable: Disposable {
             if s.isDisposed { return nil }
             let id = s.nextID
             s.nextID &+= 1
-            s.entries.append((id, .disposable(disposable)))
+            s.append((id, .disposable(disposable)))
             return id
         }
         guard let id else {
@@ -65,7 +81,10 @@ public final class CompositeDisposable: Disposable {
             return nil
         }
         return AnyDisposable { [weak self] in
-            self?.state.withLock { s in s.entries.removeAll { $0.id == id } }
+            self?.state.withLock { s in
+                if s.first?.id == id { s.first = nil }
+                s.entries.removeAll { $0.id == id }
+            }
         }
     }
 
@@ -92,7 +111,7 @@ public final class CompositeDisposable: Disposable {
     func insert(entry: Entry) {
         let added = state.withLock { s -> Bool in
             if s.isDisposed { return false }
-            s.entries.append((s.nextID, entry))
+            s.append((s.nextID, entry))
             s.nextID &+= 1
             return true
         }
@@ -102,13 +121,17 @@ public final class CompositeDisposable: Disposable {
     /// Disposes every disposable added, in order, once.
     @inlinable
     public func dispose() {
-        let entries = state.withLock { s -> [(id: UInt64, entry: Entry)] in
-            if s.isDisposed { return [] }
+        let (first, entries) = state.withLock { s -> ((id: UInt64, entry: Entry)?, [(id: UInt64, entry: Entry)]) in
+            if s.isDisposed { return (nil, []) }
             s.isDisposed = true
-            defer { s.entries = [] }
-            return s.entries
+            defer {
+                s.first = nil
+                s.entries = []
+            }
+            return (s.first, s.entries)
         }
         disposed.store(true, ordering: .releasing)
+        first?.entry.run()
         for item in entries { item.entry.run() }
     }
 

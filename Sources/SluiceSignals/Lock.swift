@@ -11,31 +11,56 @@
 /// cannot see it, so every correctly locked access shows up as a data race. The sanitizer
 /// understands `pthread_mutex_lock`. Never run code that may take the same lock inside `withLock`.
 ///
-/// `@unchecked Sendable`: the state is only reached through `withLock`, which holds the mutex.
-public final class Lock<State>: @unchecked Sendable {
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    // Only touched with the mutex held, so the runtime's exclusivity checks would only add cost.
-    @exclusivity(unchecked) @usableFromInline var state: State
+/// A `Lock` is a small value referring to one heap object that holds both the value and the mutex;
+/// copies share them.
+public struct Lock<State>: @unchecked Sendable {
+    // `@unchecked Sendable`: the state is only reached through `withLock`, which holds the mutex.
+    @usableFromInline let storage: LockStorage<State>
 
     /// Creates a lock around an initial value.
     @inlinable
     public init(_ initial: State) {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        state = initial
+        storage = LockStorage.make(initial)
     }
 
     /// Runs `body` with exclusive access to the value.
     @inlinable
     public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        try storage.withLock(body)
+    }
+}
+
+/// The heap object behind a `Lock`: the value as the header of a managed buffer whose one element
+/// is the mutex, so both live in a single allocation at a stable address.
+@usableFromInline
+final class LockStorage<State>: ManagedBuffer<State, pthread_mutex_t> {
+    @inlinable
+    static func make(_ initial: State) -> LockStorage<State> {
+        let buffer = create(minimumCapacity: 1) { _ in initial }
+        let storage = unsafeDowncast(buffer, to: LockStorage<State>.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+        }
+        return storage
     }
 
+    @inlinable
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { state, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
+    }
+
+    @inlinable
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        // The header (the value) is a stored property of ManagedBuffer and is destroyed with it;
+        // only the element, the mutex, is ours to tear down.
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            _ = mutex.deinitialize(count: 1)
+        }
     }
 }

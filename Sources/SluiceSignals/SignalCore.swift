@@ -17,18 +17,6 @@ import Synchronization
 ///   terminal event has been delivered.
 @usableFromInline
 final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
-    @usableFromInline
-    struct Target: Sendable {
-        @usableFromInline let id: UInt64
-        @usableFromInline let observer: Observer<Value, Failure>
-
-        @inlinable
-        init(id: UInt64, observer: Observer<Value, Failure>) {
-            self.id = id
-            self.observer = observer
-        }
-    }
-
     /// A queued piece of work for the token's holder.
     @usableFromInline
     enum Item: Sendable {
@@ -45,13 +33,29 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     // order), so the token serializes these accesses exactly as a lock would. For the same reason
     // the runtime's exclusivity checks are off for them: they cost more than everything else on
     // the path of an event, and the token already guarantees exclusive access.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: Target?
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var others: ContiguousArray<Target> = []
+    //
+    // Observers are stored as `AnyObject` and queue storage as `AnyObject` on purpose: the fields of
+    // a generic class are destroyed by generic code that looks up each field's type metadata at run
+    // time, which would cost more than the rest of a producer's start and dispose together. These
+    // fields always hold `Observer<Value, Failure>` and `LockStorage<PendingQueue<Item>>`, and are
+    // cast back with `unsafeDowncast`, which costs nothing.
+
+    /// The first observer (a producer's gate has only this one), owned.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: AnyObject?
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var singleID: UInt64 = 0
+    /// The first observer again, unowned, so delivering to it needs no retain and release: `single`
+    /// keeps it alive, and only the token holder can change `single`.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var singleObserver: Unmanaged<AnyObject>?
+    /// Further observers of a multicast signal.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var others: [(id: UInt64, observer: AnyObject)] = []
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var deliveryEnded = false
 
     /// The delivery token: 0 when free; otherwise 1 plus the number of enqueue notifications.
     @usableFromInline let wip: Atomic<Int>
-    @usableFromInline let pending: Lock<PendingQueue<Item>>
+    /// Queued items, a `LockStorage<PendingQueue<Item>>` made on first use, since most producer
+    /// gates never queue anything. `nonisolated(unsafe)` only because `AtomicLazyReference` does not
+    /// declare `Sendable`: it publishes the reference atomically, and the queue has its own lock.
+    @usableFromInline nonisolated(unsafe) let pendingStorage: AtomicLazyReference<AnyObject>
     @usableFromInline let nextID: Atomic<UInt64>
     /// Set by `interrupt()`: values not yet delivered are dropped.
     @usableFromInline let isInterrupting: Atomic<Bool>
@@ -61,7 +65,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     @inlinable
     init() {
         wip = Atomic(0)
-        pending = Lock(PendingQueue())
+        pendingStorage = AtomicLazyReference()
         nextID = Atomic(0)
         isInterrupting = Atomic(false)
         terminated = Atomic(false)
@@ -71,7 +75,26 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     @inlinable
     convenience init(observer: Observer<Value, Failure>) {
         self.init()
-        single = Target(id: .max, observer: observer)
+        setSingle(observer, id: .max)
+    }
+
+    @inlinable
+    func setSingle(_ observer: Observer<Value, Failure>?, id: UInt64) {
+        single = observer
+        singleID = id
+        singleObserver = observer.map { Unmanaged.passUnretained($0 as AnyObject) }
+    }
+
+    @inlinable
+    static func observer(_ object: AnyObject) -> Observer<Value, Failure> {
+        unsafeDowncast(object, to: Observer<Value, Failure>.self)
+    }
+
+    @inlinable
+    var pending: LockStorage<PendingQueue<Item>> {
+        let storage =
+            pendingStorage.load() ?? pendingStorage.storeIfNil(LockStorage<PendingQueue<Item>>.make(PendingQueue()))
+        return unsafeDowncast(storage, to: LockStorage<PendingQueue<Item>>.self)
     }
 
     // MARK: Sending
@@ -84,6 +107,18 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             if wip.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
             drain(missed: 1)
         } else if enqueue(.event(event)) {
+            drain(missed: 1)
+        }
+    }
+
+    /// Processes an item now if the token is free, or queues it for the token's holder.
+    @inlinable
+    func submit(_ item: Item) {
+        if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+            process(item)
+            if wip.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
+            drain(missed: 1)
+        } else if enqueue(item) {
             drain(missed: 1)
         }
     }
@@ -114,7 +149,10 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     func drain(missed: Int) {
         var missed = missed
         while true {
-            while let item = pending.withLock({ $0.popFirst() }) { process(item) }
+            if let storage = pendingStorage.load() {
+                let queue = unsafeDowncast(storage, to: LockStorage<PendingQueue<Item>>.self)
+                while let item = queue.withLock({ $0.popFirst() }) { process(item) }
+            }
             missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
             if missed == 0 { return }
         }
@@ -131,14 +169,14 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             if deliveryEnded {
                 observer.send(.interrupted)
             } else if single == nil {
-                single = Target(id: id, observer: observer)
+                setSingle(observer, id: id)
             } else {
-                others.append(Target(id: id, observer: observer))
+                others.append((id, observer))
             }
         case .detach(let id):
             // Released after this scope, outside every lock: an observer's deinit may run user code.
-            if single?.id == id {
-                single = nil
+            if single != nil && singleID == id {
+                setSingle(nil, id: 0)
             } else if let index = others.firstIndex(where: { $0.id == id }) {
                 others.remove(at: index)
             }
@@ -153,18 +191,20 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             deliveryEnded = true
             let lastSingle = single
             let lastOthers = others
-            single = nil
+            setSingle(nil, id: 0)
             others = []
             terminated.store(true, ordering: .releasing)
-            lastSingle?.observer.send(event)
-            for target in lastOthers { target.observer.send(event) }
+            if let lastSingle { Self.observer(lastSingle).send(event) }
+            for target in lastOthers { Self.observer(target.observer).send(event) }
             return
         }
         if isInterrupting.load(ordering: .relaxed) { return }
-        if let single { single.observer.send(event) }
+        if let singleObserver {
+            singleObserver._withUnsafeGuaranteedRef { Self.observer($0).send(event) }
+        }
         if !others.isEmpty {
             let targets = others
-            for target in targets { target.observer.send(event) }
+            for target in targets { Self.observer(target.observer).send(event) }
         }
     }
 
@@ -174,9 +214,14 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     /// delivered to this observer alone before any later event.
     @inlinable
     func attach(_ observer: Observer<Value, Failure>, initial: Event<Value, Failure>? = nil) -> (any Disposable)? {
-        let (disposable, needsDrain) = attachDeferred(observer, initial: initial)
-        if needsDrain { drain() }
-        return disposable
+        guard initial == nil else {
+            let (disposable, needsDrain) = attachDeferred(observer, initial: initial)
+            if needsDrain { drain() }
+            return disposable
+        }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        submit(.attach(id, observer))
+        return SignalCoreDetacher(core: self, id: id)
     }
 
     /// Adds an observer without delivering anything yet: when `needsDrain` is true the caller must
@@ -194,7 +239,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
 
     @inlinable
     func detach(_ id: UInt64) {
-        if enqueue(.detach(id)) { drain() }
+        submit(.detach(id))
     }
 
     // MARK: Interruption

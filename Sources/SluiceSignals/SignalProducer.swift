@@ -39,8 +39,7 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     @discardableResult
     public func start(_ observer: Observer<Value, Failure> = Observer { _ in }) -> any Disposable {
         let disposables = CompositeDisposable()
-        let sink = ProducerSink(observer, disposables)
-        startHandler(Observer(sink.receive), Lifetime(disposables))
+        startHandler(Self.sink(observer, disposables), Lifetime(disposables))
         return disposables
     }
 
@@ -50,8 +49,28 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     func start(_ observer: Observer<Value, Failure>, in slot: SerialDisposable) {
         let disposables = CompositeDisposable()
         slot.inner = disposables
-        let sink = ProducerSink(observer, disposables)
-        startHandler(Observer(sink.receive), Lifetime(disposables))
+        startHandler(Self.sink(observer, disposables), Lifetime(disposables))
+    }
+
+    /// The end of a started producer: delivers to the user's observer, drops anything after the
+    /// terminal event, and ends the subscription's lifetime once the terminal event is delivered.
+    /// Events arrive serially (see `SignalCore`), so the flag needs no stronger ordering. The user's
+    /// observer is released with the operator chain, which the source's gate lets go of as soon as
+    /// it has delivered its terminal event.
+    @inlinable
+    static func sink(_ observer: Observer<Value, Failure>, _ disposables: CompositeDisposable) -> Observer<
+        Value, Failure
+    > {
+        Observer { event in
+            if disposables.sinkTerminated.load(ordering: .relaxed) { return }
+            if event.isTerminating {
+                guard !disposables.sinkTerminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                observer.send(event)
+                disposables.dispose()
+            } else {
+                observer.send(event)
+            }
+        }
     }
 
     /// Starts the work, running `action` for every event.
@@ -102,37 +121,6 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
         return SignalProducer<U, F>(serialized: { downstream, lifetime in
             source(transform.make(downstream, lifetime), lifetime)
         })
-    }
-}
-
-/// The end of a started producer: delivers to the user's observer, drops anything after the
-/// terminal event, and ends the subscription's lifetime once the terminal event is delivered.
-///
-/// The sink holds the observer strongly; it is released with the operator chain, which the source's
-/// gate lets go of as soon as it has delivered its terminal event.
-@usableFromInline
-final class ProducerSink<Value: Sendable, Failure: Error>: Sendable {
-    @usableFromInline let observer: Observer<Value, Failure>
-    @usableFromInline let disposables: CompositeDisposable
-    @usableFromInline let isTerminated = Atomic<Bool>(false)
-
-    @inlinable
-    init(_ observer: Observer<Value, Failure>, _ disposables: CompositeDisposable) {
-        self.observer = observer
-        self.disposables = disposables
-    }
-
-    @inlinable
-    func receive(_ event: Event<Value, Failure>) {
-        // Events arrive serially (see SignalCore), so a relaxed load is enough to drop strays.
-        if isTerminated.load(ordering: .relaxed) { return }
-        if event.isTerminating {
-            guard !isTerminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            observer.send(event)
-            disposables.dispose()
-        } else {
-            observer.send(event)
-        }
     }
 }
 
