@@ -24,6 +24,8 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     public let underlyingError: (any Error)?
     /// The response, when the failure concerns one (validation, serialization, a too-large body).
     public let response: Response?
+    /// Where in the parameters or the body the problem is, e.g. `user.scores[2]`, if that applies.
+    public let keyPath: String?
 
     /// Creates an error; the library's own errors are made with the static constructors.
     public init(
@@ -32,7 +34,8 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         timeout: TimeoutKind? = nil,
         curlCode: Int? = nil,
         underlyingError: (any Error)? = nil,
-        response: Response? = nil
+        response: Response? = nil,
+        keyPath: String? = nil
     ) {
         self.code = code
         self.message = message
@@ -40,11 +43,13 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         self.curlCode = curlCode
         self.underlyingError = underlyingError
         self.response = response
+        self.keyPath = keyPath
     }
 
     /// `code: message`, plus the libcurl code when there is one.
     public var description: String {
         var text = "\(code): \(message)"
+        if let keyPath { text += " (at \(keyPath))" }
         if let curlCode { text += " (libcurl error \(curlCode))" }
         return text
     }
@@ -71,6 +76,11 @@ extension SluiceError {
         public static let invalidHeader = Code("invalidHeader")
         /// The request body cannot be sent (a file that is missing or unreadable, a failing provider).
         public static let invalidBody = Code("invalidBody")
+        /// The parameters cannot be encoded (a NaN, an infinity, a value the encoding cannot express);
+        /// `keyPath` names the offending one.
+        public static let invalidParameters = Code("invalidParameters")
+        /// A multipart form cannot be built (a missing or unreadable file, a part that fails).
+        public static let multipartEncoding = Code("multipartEncoding")
         /// An option of the request is out of range.
         public static let invalidOption = Code("invalidOption")
         /// The host's name could not be resolved.
@@ -113,7 +123,7 @@ extension SluiceError {
 extension SluiceError {
     /// Whether the request was never sent because it was invalid.
     public var isInvalidRequest: Bool {
-        [.invalidURL, .invalidHeader, .invalidBody, .invalidOption].contains(code)
+        [.invalidURL, .invalidHeader, .invalidBody, .invalidOption, .invalidParameters, .multipartEncoding].contains(code)
     }
 
     /// Whether a timeout fired.
