@@ -25,6 +25,19 @@ public enum TransferEvent: Sendable {
 public protocol Transport: Sendable {
     /// The events of one transfer of `request`.
     func transfer(_ request: PreparedRequest) -> SignalProducer<TransferEvent, SluiceError>
+
+    /// The events of one transfer of `request`, which `control` can suspend and resume (a transport
+    /// that cannot pause ignores the control).
+    func transfer(_ request: PreparedRequest, control: TransferControl?) -> SignalProducer<TransferEvent, SluiceError>
+}
+
+extension Transport {
+    /// Ignores the control: for transports that cannot pause a transfer.
+    public func transfer(_ request: PreparedRequest, control: TransferControl?) -> SignalProducer<
+        TransferEvent, SluiceError
+    > {
+        transfer(request)
+    }
 }
 
 extension Transport {

@@ -1,0 +1,105 @@
+import Foundation
+
+/// A response body as an `AsyncSequence` of chunks, with backpressure: when the consumer falls
+/// behind and more than `bufferLimit` bytes wait, the transfer is suspended (`curl_easy_pause`),
+/// and it resumes once the consumer has taken the buffer below half the limit. Nothing is buffered
+/// without bound, and a slow consumer never stalls other transfers.
+///
+/// Each iteration sends the request again. The head arrives with the first chunk (see `head`);
+/// the sequence throws `SluiceError` if the transfer fails, and ends early if the task is cancelled.
+public struct ResponseBodyStream: AsyncSequence, Sendable {
+    /// A chunk of the body.
+    public typealias Element = Data
+
+    let transport: any Transport
+    let request: PreparedRequest
+    let bufferLimit: Int
+
+    /// Starts the transfer and returns an iterator over its body.
+    public func makeAsyncIterator() -> Iterator {
+        let control = TransferControl()
+        let buffer = BodyBuffer(limit: bufferLimit, control: control)
+        let values = transport.transfer(request, control: control)
+            .on(event: { event in
+                if case .value(.head(let head)) = event { buffer.head.withLock { $0 = head } }
+            })
+            .compactMap { event -> Data? in
+                if case .body(let chunk) = event { return chunk }
+                return nil
+            }
+            .on(value: { chunk in buffer.added(chunk.count) })
+            .values
+        return Iterator(inner: values.makeAsyncIterator(), buffer: buffer)
+    }
+
+    /// Iterates over the chunks, resuming the transfer as the buffer drains.
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
+        var inner: AsyncSignalValues<Data, SluiceError>.Iterator
+        let buffer: BodyBuffer
+
+        /// The status line and headers, once the first chunk (or the end) has arrived.
+        public var head: ResponseHead? { buffer.head.withLock { $0 } }
+
+        /// The most bytes that were waiting for the consumer at any time.
+        public var peakBufferedBytes: Int { buffer.state.withLock { $0.peak } }
+
+        /// The next chunk, or nil at the end of the body.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(SluiceError) -> Data? {
+            let chunk = try await inner.next(isolation: actor)
+            if let chunk { buffer.taken(chunk.count) }
+            return chunk
+        }
+
+        /// The next chunk, or nil at the end of the body.
+        public mutating func next() async throws(SluiceError) -> Data? {
+            try await next(isolation: nil)
+        }
+    }
+}
+
+/// Counts the bytes between the transfer and the consumer and drives suspension.
+final class BodyBuffer: Sendable {
+    struct State {
+        var buffered = 0
+        var peak = 0
+        var isSuspended = false
+    }
+
+    let limit: Int
+    let control: TransferControl
+    let state = Lock(State())
+    let head = Lock<ResponseHead?>(nil)
+
+    init(limit: Int, control: TransferControl) {
+        self.limit = max(1, limit)
+        self.control = control
+    }
+
+    func added(_ count: Int) {
+        let suspend = state.withLock { s -> Bool in
+            s.buffered += count
+            s.peak = max(s.peak, s.buffered)
+            guard s.buffered > limit, !s.isSuspended else { return false }
+            s.isSuspended = true
+            return true
+        }
+        if suspend { control.suspend() }
+    }
+
+    func taken(_ count: Int) {
+        let resume = state.withLock { s -> Bool in
+            s.buffered -= count
+            guard s.isSuspended, s.buffered <= limit / 2 else { return false }
+            s.isSuspended = false
+            return true
+        }
+        if resume { control.resume() }
+    }
+}
+
+extension Transport {
+    /// The response body of `request` as chunks with backpressure (see `ResponseBodyStream`).
+    public func bodyStream(for request: PreparedRequest, bufferLimit: Int = 4 << 20) -> ResponseBodyStream {
+        ResponseBodyStream(transport: self, request: request, bufferLimit: bufferLimit)
+    }
+}
