@@ -11,7 +11,9 @@ let package = Package(
     ],
     dependencies: [
         // SwiftNIO runs MockServer, the loopback HTTP server in SluiceTesting.
-        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0")
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // Property-based tests (SluiceTests only).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         // libcurl, through a module map and a header of typed wrappers (Swift cannot call C variadics).
@@ -47,7 +49,12 @@ let package = Package(
         // The guided tour run by `make demo`.
         .executableTarget(name: "Playground", dependencies: ["Sluice", "SluiceTesting"], path: "Playground"),
         .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
+        .testTarget(
+            name: "SluiceTests",
+            dependencies: [
+                "Sluice", "SluiceTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,8 @@ let package = Package(
     name: "SluiceBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        // The library under test, from the enclosing repository ("Sluice" joins for transport and e2e).
+        // The library under test, from the enclosing repository (SluiceSignals for the signals suite,
+        // Sluice for the transport suite).
         // Named, because a path dependency is otherwise known by its folder's name, which varies
         // between clones.
         .package(name: "Sluice", path: ".."),
@@ -14,14 +15,18 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
     ],
     targets: [
+        // The transport suite's reference client: plain C on libcurl's multi interface, in-process.
+        .target(name: "CRawCurl", linkerSettings: [.linkedLibrary("curl")]),
         // `sluice-bench <suite> [--json]`: one subcommand per workload.
         .executableTarget(
             name: "sluice-bench",
             dependencies: [
+                "CRawCurl",
+                .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceSignals", package: "Sluice"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
-        )
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,9 +39,19 @@ enum Measure {
     /// The process's peak resident set size in KiB (`VmHWM` in /proc/self/status), or nil where
     /// that file does not exist.
     static func peakResidentKiB() -> Int? {
+        statusKiB("VmHWM")
+    }
+
+    /// The process's current resident set size in KiB (`VmRSS`), or nil where it is not known.
+    static func residentKiB() -> Int? {
+        statusKiB("VmRSS")
+    }
+
+    /// A KiB figure from /proc/self/status, such as `VmHWM`, or nil where that file does not exist.
+    private static func statusKiB(_ field: String) -> Int? {
         guard let status = readFile("/proc/self/status") else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
         }
         return nil
     }

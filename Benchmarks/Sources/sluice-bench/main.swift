@@ -16,8 +16,19 @@ struct Options: Sendable {
     var events = 10_000_000
     /// Start + dispose cycles per client per round.
     var subscriptions = 1_000_000
-    /// When set, only the clients whose JSON key contains this text run (for profiling one client).
+    /// When set, only the clients whose JSON key contains this text run (for profiling one client);
+    /// in the transport suite, a text equal to a client's key selects that client alone.
     var only: String?
+    /// Small GETs per client per round (transport suite).
+    var requests = 20_000
+    /// Requests kept in flight at once by the parallel workload (transport suite).
+    var inFlight = 64
+    /// Size of the download in MiB (transport suite).
+    var downloadMiB = 1024
+    /// Also measure Sluice chained by `flatMap` (transport suite; off by default, see `--help`).
+    var flatMap = false
+    /// Pin the clients to CPU 0 and nginx's worker to the last CPU (transport suite; `--no-pin` turns it off).
+    var pinCPUs = true
 }
 
 /// What a suite hands back: a readable report, its JSON member, and whether its self-checks held.
@@ -41,7 +52,7 @@ protocol Suite {
 }
 
 /// Every suite, in the order `all` runs them. Transport and end-to-end suites join here.
-let suites: [any Suite.Type] = [SignalsBenchmark.self]
+let suites: [any Suite.Type] = [SignalsBenchmark.self, TransportBenchmark.self]
 
 /// Writes a line to standard error (progress, usage errors), keeping standard output for the report.
 func note(_ text: String) {
@@ -55,6 +66,7 @@ func note(_ text: String) {
 func usage() -> String {
     var lines = [
         "usage: sluice-bench <suite | all> [--json] [--rounds N] [--events N] [--subscriptions N] [--only KEY]",
+        "                    [--requests N] [--in-flight N] [--download-mib N] [--flatmap] [--no-pin]",
         "",
         "suites:",
     ]
@@ -68,6 +80,14 @@ func usage() -> String {
         "  --events N         events per client per round (default 10000000)",
         "  --subscriptions N  start + dispose cycles per client per round (default 1000000)",
         "  --only KEY         run only the clients whose JSON key contains KEY (to profile one)",
+        "  --requests N       small GETs per client per round, transport suite (default 20000)",
+        "  --in-flight N      requests in flight in the parallel workload, transport suite (default 64)",
+        "  --download-mib N   size of the download in MiB, transport suite (default 1024)",
+        "  --flatmap          transport suite: also run requests through flatMap(.concat) and",
+        "                     flatMap(.concurrent); off by default: SluiceSignals' flatMap is",
+        "                     currently quadratic in the number of inner producers",
+        "  --no-pin           transport suite: let the scheduler place the clients and nginx (by",
+        "                     default the clients run on CPU 0 and nginx's worker on the last CPU)",
     ]
     return lines.joined(separator: "\n")
 }
@@ -94,6 +114,11 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
         case "--rounds": options.rounds = count(after: argument)
         case "--events": options.events = count(after: argument)
         case "--subscriptions": options.subscriptions = count(after: argument)
+        case "--requests": options.requests = count(after: argument)
+        case "--in-flight": options.inFlight = count(after: argument)
+        case "--download-mib": options.downloadMiB = count(after: argument)
+        case "--flatmap": options.flatMap = true
+        case "--no-pin": options.pinCPUs = false
         case "--only":
             guard let text = rest.popFirst() else { fail("--only needs a client key, e.g. sluice_ns_per_event") }
             options.only = text
@@ -110,6 +135,12 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
     }
     if selected.isEmpty { fail("name a suite, or all") }
     return (selected, options)
+}
+
+// A hidden subcommand: the transport suite re-runs this binary to measure one download in a fresh
+// process, so that the peak RSS it reads belongs to that download alone.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == TransportBenchmark.downloadSubcommand {
+    exit(TransportBenchmark.downloadChild(Array(CommandLine.arguments.dropFirst(2))))
 }
 
 let (selected, options) = parse(Array(CommandLine.arguments.dropFirst()))

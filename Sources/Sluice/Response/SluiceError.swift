@@ -123,7 +123,8 @@ extension SluiceError {
 extension SluiceError {
     /// Whether the request was never sent because it was invalid.
     public var isInvalidRequest: Bool {
-        [.invalidURL, .invalidHeader, .invalidBody, .invalidOption, .invalidParameters, .multipartEncoding].contains(code)
+        [.invalidURL, .invalidHeader, .invalidBody, .invalidOption, .invalidParameters, .multipartEncoding].contains(
+            code)
     }
 
     /// Whether a timeout fired.

@@ -82,12 +82,15 @@ extension Operators {
                 if stale { disposable.dispose() }
             }
 
-            let box = OperatorState<(@Sendable (FlattenInput<V, U, E>) -> Void)?>(nil)
+            // The send function is held by a class: a closure stored through a generic type
+            // parameter is wrapped in conversion thunks on every round trip, and those piled up
+            // with every inner producer (flatMap became quadratic).
+            let box = OperatorState<SendHolder<FlattenInput<V, U, E>>?>(nil)
             let send = funnel(lifetime) { (input: FlattenInput<V, U, E>?) in
                 guard let input else {
                     return finish(state, Event<U, E>.interrupted, downstream, subscriptions)
                 }
-                guard let send = box.withLock({ $0 }), !state.withLock({ $0.isDone }) else { return }
+                guard let send = box.withLock({ $0 })?.send, !state.withLock({ $0.isDone }) else { return }
                 switch input {
                 case .outer(.value(let value)):
                     let producer = transform(value)
@@ -141,7 +144,7 @@ extension Operators {
                     }
                 }
             }
-            box.withLock { $0 = send }
+            box.withLock { $0 = SendHolder(send) }
             lifetime += subscriptions
             if subscriptions.isDisposed { return }
             // The outer stream, observed last so that the handler is ready for its first value.
@@ -220,4 +223,11 @@ extension SignalProducer {
     ) -> SignalProducer<U, Failure> where Value == SignalProducer<U, Failure> {
         .init(run: Operators.flatMap(source, strategy) { $0 })
     }
+}
+
+/// Holds a send function, so it can be kept in generic state without being re-wrapped.
+final class SendHolder<Input: Sendable>: Sendable {
+    let send: @Sendable (Input) -> Void
+
+    init(_ send: @escaping @Sendable (Input) -> Void) { self.send = send }
 }

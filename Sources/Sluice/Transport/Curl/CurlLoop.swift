@@ -41,8 +41,10 @@ final class CurlLoop {
             checkIdleTimeouts()
             if isShuttingDown || queue.hasCommands { continue }
             let timeout: Int32 = transfers.isEmpty ? 1000 : 100
-            try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)
-            queue.drainWakeups()
+            // Drain the eventfd only when poll saw it readable (or failed): most wake-ups are a
+            // socket's, and a read that finds nothing would be one wasted system call per request.
+            let woken = (try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)) ?? true
+            if woken { queue.drainWakeups() }
         }
         for command in queue.takeAll() {
             if case .start(let start) = command {

@@ -35,11 +35,14 @@ final class MultiHandle {
         try Curl.check(curl_multi_perform(raw, &running), "curl_multi_perform")
     }
 
-    /// Waits for socket activity, libcurl's next timeout, `timeoutMilliseconds`, or `wakeFD` to be readable.
-    func poll(wakeFD: Int32, timeoutMilliseconds: Int32) throws(SluiceError) {
+    /// Waits for socket activity, libcurl's next timeout, `timeoutMilliseconds`, or `wakeFD` to be
+    /// readable; returns whether `wakeFD` was readable (so it needs draining).
+    @discardableResult
+    func poll(wakeFD: Int32, timeoutMilliseconds: Int32) throws(SluiceError) -> Bool {
         var extra = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
         var ready: Int32 = 0
         try Curl.check(curl_multi_poll(raw, &extra, 1, timeoutMilliseconds, &ready), "curl_multi_poll")
+        return extra.revents != 0
     }
 
     /// The transfers that finished since the last call, with their result codes.

@@ -23,11 +23,15 @@ final class TransferContext {
 
     private var status = 0
     private var version = HTTPVersion.http1_1
-    private var headers = HTTPHeaders()
+    /// The fields of the current header block, gathered in an array with room reserved up front
+    /// (appending to `HTTPHeaders` grows its storage several times per response).
+    private var fields: [HTTPHeaders.Field] = []
     private var headerBytes = 0
     private var headSent = false
     private var received: Int64 = 0
     private var expectedDownload: Int64?
+    /// The first Content-Length of the current header block, read as the line arrives.
+    private var contentLength: Int64?
     private var sent: Int64 = 0
     private let expectedUpload: Int64?
 
@@ -74,32 +78,66 @@ final class TransferContext {
         if line.starts(with: "HTTP/".utf8) {
             parseStatusLine(line)
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
-            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            headers.add(name: name, value: value)
+            // Trimmed and decoded as bytes: Foundation's `trimmingCharacters(in:)` goes through
+            // NSString and cost more than all of libcurl's work for a small response.
+            var value = line[(colon + 1)...]
+            while let first = value.first, Self.isOptionalWhitespace(first) { value = value.dropFirst() }
+            while let last = value.last, Self.isOptionalWhitespace(last) { value = value.dropLast() }
+            let name = line[line.startIndex..<colon]
+            let decodedValue = Self.decode(value)
+            if contentLength == nil, Self.isContentLength(name) { contentLength = Int64(decodedValue) }
+            fields.append(HTTPHeaders.Field(name: Self.decode(name), value: decodedValue))
         }
         return bytes.count
     }
 
+    /// Whether a header name is Content-Length, in any case, compared as bytes (cheaper than a
+    /// lookup in the finished `HTTPHeaders`).
+    private static func isContentLength(_ name: Slice<UnsafeRawBufferPointer>) -> Bool {
+        guard name.count == 14 else { return false }
+        var index = name.startIndex
+        for lower in "content-length".utf8 {
+            let byte = name[index]
+            // Setting bit 5 lowercases an ASCII letter; the '-' must match as it is.
+            let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+            guard byte == lower || (isLetter && byte | 0x20 == lower) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// HTTP's optional whitespace around a field value (RFC 9110 §5.6.3): space and horizontal tab.
+    private static func isOptionalWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
+    /// Decodes header bytes as UTF-8 (invalid sequences repaired) from contiguous memory, which
+    /// takes `String`'s fast path; a `Slice` of a raw buffer would take the generic, slow one.
+    private static func decode(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+
     private func parseStatusLine(_ line: Slice<UnsafeRawBufferPointer>) {
-        headers = HTTPHeaders()
+        fields.removeAll(keepingCapacity: true)
+        fields.reserveCapacity(16)
+        contentLength = nil
         headSent = false
         let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
-        let versionText = parts.first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let versionText = parts.first.map(Self.decode) ?? ""
         switch versionText {
         case "HTTP/1.0": version = .http1_0
         case "HTTP/2", "HTTP/2.0": version = .http2
         case "HTTP/3": version = .http3
         default: version = .http1_1
         }
-        status = parts.count > 1 ? Int(String(decoding: parts[1], as: UTF8.self)) ?? 0 : 0
+        status = parts.count > 1 ? Int(Self.decode(parts[1])) ?? 0 : 0
     }
 
     func sendHeadIfNeeded() {
         guard !headSent else { return }
         headSent = true
-        expectedDownload = headers["Content-Length"].flatMap { Int64($0) }
-        observer.send(value: .head(ResponseHead(status: status, headers: headers, httpVersion: version)))
+        expectedDownload = contentLength
+        observer.send(value: .head(ResponseHead(status: status, headers: HTTPHeaders(fields), httpVersion: version)))
     }
 
     // MARK: Response body
@@ -196,7 +234,8 @@ final class TransferContext {
         metrics.reusedConnection = easy.info(CURLINFO_NUM_CONNECTS) == 0
         if let ip = easy.info(string: CURLINFO_PRIMARY_IP), !ip.isEmpty {
             let port = easy.info(CURLINFO_PRIMARY_PORT)
-            metrics.remoteAddress = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+            // A byte search: `String.contains(_:)` goes through Foundation's string search here.
+            metrics.remoteAddress = ip.utf8.contains(UInt8(ascii: ":")) ? "[\(ip)]:\(port)" : "\(ip):\(port)"
         }
         return metrics
     }

@@ -1,0 +1,44 @@
+// The reference client of the transport benchmark: plain C on libcurl's multi interface, written
+// the way a C programmer tunes it by hand. No curl type appears here, so Swift sees only this API.
+#ifndef SLUICE_BENCH_RAW_CURL_H
+#define SLUICE_BENCH_RAW_CURL_H
+
+#include <stdint.h>
+
+/// What one run of GETs did.
+typedef struct {
+    /// Transfers that ended with CURLE_OK and status 200.
+    int64_t succeeded;
+    /// Transfers that ended otherwise.
+    int64_t failed;
+    /// Body bytes received, summed over every transfer.
+    int64_t bytes;
+    /// The first failure's CURLcode, or its HTTP status if the transfer itself went well; 0 if none.
+    int64_t first_error;
+    /// 1 if the run gave up at its deadline before every transfer finished.
+    int32_t timed_out;
+} raw_curl_result;
+
+/// One multi handle and its pool of easy handles, kept across runs so connections stay warm.
+typedef struct raw_curl_client raw_curl_client;
+
+/// Makes a client whose connection cache keeps `max_connects` idle connections
+/// (CURLMOPT_MAXCONNECTS); NULL if libcurl could not be initialised.
+raw_curl_client *raw_curl_client_create(long max_connects);
+
+/// Frees the client: removes and cleans every easy handle, then the multi handle.
+void raw_curl_client_destroy(raw_curl_client *client);
+
+/// Runs `count` GETs of `url`, keeping `in_flight` of them running at once (1 for sequential),
+/// with a receive buffer of `buffer_size` bytes (0 for libcurl's default). The body bytes are
+/// counted and dropped. Gives up after `deadline_ms` milliseconds. Returns 0 when the loop ran to
+/// the end (look at `result` for failures), -1 on a libcurl setup error.
+int raw_curl_client_get(
+    raw_curl_client *client, const char *url, long count, long in_flight, long buffer_size, long deadline_ms,
+    raw_curl_result *result);
+
+/// Pins the calling thread, and the threads and processes it starts afterwards, to CPU `cpu`
+/// (sched_setaffinity, which Swift cannot see without _GNU_SOURCE). Returns 0, or -1 with errno.
+int raw_curl_pin_to_cpu(int cpu);
+
+#endif

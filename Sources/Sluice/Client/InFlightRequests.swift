@@ -1,0 +1,69 @@
+import Foundation
+
+/// The requests a client has started and not yet finished, so they can be cancelled together
+/// (AFHTTPClient's `cancelAllHTTPOperationsWithMethod:path:`).
+final class InFlightRequests: Sendable {
+    private struct Entry {
+        let method: HTTPMethod
+        let url: URL
+        let cancel: @Sendable () -> Void
+    }
+
+    private struct State {
+        var entries: [UInt64: Entry] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Lock(State())
+
+    /// Records a started request; `cancel` interrupts it.
+    func register(method: HTTPMethod, url: URL, cancel: @escaping @Sendable () -> Void) -> UInt64 {
+        state.withLock { s in
+            let id = s.nextID
+            s.nextID += 1
+            s.entries[id] = Entry(method: method, url: url, cancel: cancel)
+            return id
+        }
+    }
+
+    /// Forgets a finished request.
+    func remove(_ id: UInt64) {
+        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+    }
+
+    /// How many requests are in flight.
+    var count: Int { state.withLock { $0.entries.count } }
+
+    /// Cancels the requests with `method` (any if nil) whose URL path is `path` (any if nil).
+    @discardableResult
+    func cancel(method: HTTPMethod?, path: String?) -> Int {
+        let matching = state.withLock { s -> [Entry] in
+            let ids = s.entries.filter { _, entry in
+                (method == nil || entry.method == method) && (path == nil || entry.url.path == path)
+            }.map(\.key)
+            return ids.compactMap { s.entries.removeValue(forKey: $0) }
+        }
+        // Outside the lock: cancelling delivers `interrupted` to observers.
+        for entry in matching { entry.cancel() }
+        return matching.count
+    }
+}
+
+extension Client {
+    /// How many requests this client has in flight.
+    public var inFlightCount: Int { inFlight.count }
+
+    /// Cancels every request in flight; each subscriber receives `interrupted`. Returns how many.
+    @discardableResult
+    public func cancelAll() -> Int {
+        inFlight.cancel(method: nil, path: nil)
+    }
+
+    /// Cancels the requests in flight with `method` (any if nil) to `path`, which resolves against
+    /// the base URL as requests do (any path if nil). Returns how many were cancelled.
+    @discardableResult
+    public func cancelAll(method: HTTPMethod?, path: String?) -> Int {
+        let resolvedPath = path.flatMap { try? url(for: $0).path }
+        return inFlight.cancel(method: method, path: resolvedPath)
+    }
+}
