@@ -1,8 +1,36 @@
+import Foundation
 import Sluice
+import SluiceTesting
 
 // The guided tour of Sluice. Each step is a small file in this folder that reads like
-// documentation; `make demo` runs them in order.
+// documentation; `make demo` runs them in order against an embedded MockServer on 127.0.0.1,
+// or against a MockServer-compatible server given with `--base-url URL`.
 
-print("Sluice \(Sluice.version) on libcurl \(Sluice.libcurlVersion)\n")
+print("Sluice \(Sluice.version) on libcurl \(Sluice.libcurlVersion)")
 
 await ReactiveBasics.run()
+
+let arguments = CommandLine.arguments
+let server: MockServer?
+let baseURL: String
+if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
+    server = nil
+    baseURL = arguments[index + 1]
+} else {
+    let embedded = try await MockServer.start()
+    server = embedded
+    baseURL = embedded.baseURL.absoluteString
+}
+print("\nTalking HTTP to \(baseURL)")
+
+do {
+    let client = try Client(baseURL: baseURL)
+    try await FirstRequests.run(client)
+    try await StreamingDownload.run(client)
+    try await MultipartUpload.run(client)
+    try await CancellingAndBatches.run(client)
+} catch {
+    print("The tour stopped: \(error)")
+}
+try await server?.shutdown()
+print("\nDone.")
