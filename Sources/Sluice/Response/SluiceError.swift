@@ -103,6 +103,19 @@ extension SluiceError {
         public static let fileWriteFailed = Code("fileWriteFailed")
         /// The transport failed in a way none of the other codes describe.
         public static let transportFailure = Code("transportFailure")
+        /// The response's status is not one `validate` accepts; `response` has the status and body.
+        public static let unacceptableStatusCode = Code("unacceptableStatusCode")
+        /// The response's content type is not one the request accepts; `response` has it and the body.
+        public static let unacceptableContentType = Code("unacceptableContentType")
+        /// A custom `validate { … }` rejected the response; `response` has the status and body.
+        public static let validationFailed = Code("validationFailed")
+        /// The body could not be turned into the requested value (malformed JSON, a wrong type deep
+        /// inside, an empty body); `keyPath` has the coding path and `message` the first bytes.
+        public static let serializationFailed = Code("serializationFailed")
+        /// A retry policy gave up; `underlyingError` is the last failure.
+        public static let retryExhausted = Code("retryExhausted")
+        /// Too many redirects, a loop, or a redirect to a scheme that is not allowed.
+        public static let redirectFailed = Code("redirectFailed")
         /// The request was cancelled before it finished.
         public static let cancelled = Code("cancelled")
         /// The stream ended without the value that was awaited.
@@ -129,6 +142,14 @@ extension SluiceError {
 
     /// Whether a timeout fired.
     public var isTimeout: Bool { code == .timedOut }
+
+    /// Whether `validate` rejected the response (status, content type or a custom rule).
+    public var isValidationError: Bool {
+        [.unacceptableStatusCode, .unacceptableContentType, .validationFailed].contains(code)
+    }
+
+    /// Whether the body could not be turned into the requested value.
+    public var isSerializationError: Bool { code == .serializationFailed }
 
     /// Whether the request was cancelled.
     public var isCancelled: Bool { code == .cancelled }
