@@ -103,7 +103,7 @@ struct CurlTransportFailureTests {
     @Test func cancellingMidBodyInterruptsOnceAndNothingFollows() async throws {
         try await withServer { server, transport in
             let request = try Request(
-                url: server.url(for: .drip(bytes: 10_000, chunks: 20, interval: .milliseconds(50)))
+                url: server.url(for: .drip(bytes: 10_000, chunks: 200, interval: .milliseconds(50)))
             ).prepared()
             let recorder = TransferRecorder()
             let disposable = transport.transfer(request).start(recorder.observer)

@@ -523,7 +523,9 @@ struct MockServerTests {
         let start = clock.now
         try await server.shutdown()
         try await server.shutdown()
-        #expect(clock.now - start < .seconds(5))
+        // Only a hang detector: shutdown must not wait for busy connections to finish (they never
+        // would). Not a timing claim, so the bound is generous enough for a loaded CI machine.
+        #expect(clock.now - start < .seconds(60))
         let afterwards = try await silent.readUntil { _ in false }
         #expect(afterwards.end != .timeout)
         silent.close()
