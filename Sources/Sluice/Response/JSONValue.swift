@@ -1,0 +1,168 @@
+import Foundation
+
+/// Any JSON value, as `json()` delivers it: a Sendable tree to read with subscripts.
+///
+///     let name = try await client.get("users/42").json().value["user"]?["name"]?.stringValue
+public enum JSONValue: Sendable, Hashable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number (JSON does not tell integers apart).
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object.
+    case object([String: JSONValue])
+}
+
+extension JSONValue {
+    /// The member named `key` of an object; nil for other values or a missing key.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members[key]
+    }
+
+    /// The element at `index` of an array; nil for other values or an index out of range.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+
+    /// The string, if this is one.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The number, if this is one.
+    public var doubleValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The number as an `Int`, if this is a number with no fractional part that fits.
+    public var intValue: Int? { doubleValue.flatMap { Int(exactly: $0) } }
+
+    /// The Boolean, if this is one.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements, if this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    /// The members, if this is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool { self == .null }
+
+    /// This value with every object member whose value is `null` removed, at any depth
+    /// (`null` elements of arrays stay, as AFNetworking's `removesKeysWithNullValues` does).
+    public func removingNullValues() -> JSONValue {
+        switch self {
+        case .array(let elements): return .array(elements.map { $0.removingNullValues() })
+        case .object(let members):
+            return .object(members.filter { $0.value != .null }.mapValues { $0.removingNullValues() })
+        default: return self
+        }
+    }
+}
+
+extension JSONValue {
+    /// Converts what `JSONSerialization` returns; nil for anything that is not JSON.
+    init?(foundation object: Any) {
+        switch object {
+        case is NSNull: self = .null
+        case let string as String: self = .string(string)
+        case let number as NSNumber:
+            // JSONSerialization returns booleans as NSNumbers whose Objective-C type is `char`.
+            if String(cString: number.objCType) == "c" {
+                self = .bool(number.boolValue)
+            } else {
+                self = .number(number.doubleValue)
+            }
+        case let array as [Any]:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(array.count)
+            for element in array {
+                guard let value = JSONValue(foundation: element) else { return nil }
+                elements.append(value)
+            }
+            self = .array(elements)
+        case let dictionary as [String: Any]:
+            var members: [String: JSONValue] = [:]
+            members.reserveCapacity(dictionary.count)
+            for (key, element) in dictionary {
+                guard let value = JSONValue(foundation: element) else { return nil }
+                members[key] = value
+            }
+            self = .object(members)
+        default: return nil
+        }
+    }
+}
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Encodes the value as the JSON it stands for.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    /// `null` from `nil`.
+    public init(nilLiteral: ()) { self = .null }
+    /// A Boolean from a literal.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A number from an integer literal.
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number from a literal.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// A string from a literal.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An array from a literal.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object from a literal.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

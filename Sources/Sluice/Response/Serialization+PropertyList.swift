@@ -1,0 +1,40 @@
+import Foundation
+
+/// Parses a property-list body (XML, binary or OpenStep) into a `PropertyListObject`.
+public struct PropertyListResponseSerializer: ResponseSerializer {
+    /// `application/x-plist`.
+    public static let acceptableContentTypes = ["application/x-plist"]
+
+    /// The content types accepted.
+    public let acceptableContentTypes: [String]
+
+    /// Creates a serializer.
+    public init(acceptableContentTypes: [String] = PropertyListResponseSerializer.acceptableContentTypes) {
+        self.acceptableContentTypes = acceptableContentTypes
+    }
+
+    /// The parsed property list, or a failure for an empty or malformed body.
+    public func serialize(_ response: Response) throws(SluiceError) -> PropertyListObject {
+        if Serialization.hasEmptyBody(response) {
+            throw Serialization.failure(response, "cannot parse a property list from an empty body")
+        }
+        try Serialization.checkContentType(response, acceptable: acceptableContentTypes)
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: response.body, options: [], format: nil)
+        } catch {
+            throw Serialization.failure(response, "malformed property list", underlyingError: error)
+        }
+        guard let value = PropertyListObject(foundation: object) else {
+            throw Serialization.failure(response, "the property-list parser returned a value that is not one")
+        }
+        return value
+    }
+}
+
+extension SignalProducer where Value == Response, Failure == SluiceError {
+    /// Parses each response's property-list body, off the transport's thread.
+    public func propertyList() -> SignalProducer<PropertyListObject, SluiceError> {
+        serialize(using: PropertyListResponseSerializer())
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Turns a response into a value: each serializer names the content types it accepts and fails
+/// with `.serializationFailed` (carrying the response) when the body cannot become its value.
+///
+/// Write your own by conforming, and use it with `serialize(using:)`.
+public protocol ResponseSerializer<Output>: Sendable {
+    /// The value a response becomes.
+    associatedtype Output: Sendable
+
+    /// The media types accepted, e.g. `application/json`; `*/*` accepts any and `*/*+json` any `+json` type.
+    var acceptableContentTypes: [String] { get }
+
+    /// The value of `response`, or a `.serializationFailed` error that explains why there is none.
+    func serialize(_ response: Response) throws(SluiceError) -> Output
+}
+
+/// Shared machinery of the serialization operators.
+///
+/// Serializers run on `queue`, off the transport's loop thread, so a slow decode never stalls
+/// other transfers; events after a serialization operator arrive on that queue.
+public enum Serialization {
+    /// The serial scheduler every serialization operator decodes on.
+    public static let queue = QueueScheduler(qos: .userInitiated, name: "sluice.serialization")
+
+    /// How many bytes of the body an error message quotes.
+    static let previewLength = 64
+
+    /// Fails with `.serializationFailed` unless the response's Content-Type, if any, is acceptable.
+    static func checkContentType(_ response: Response, acceptable: [String]) throws(SluiceError) {
+        guard let header = response.headers["Content-Type"] else { return }
+        guard let media = MediaType(header) else {
+            throw failure(response, "malformed content-type: \(header.debugDescription)")
+        }
+        guard !acceptable.contains(where: media.matches) else { return }
+        throw failure(
+            response,
+            "unacceptable content-type: \(media.essence) (expected \(acceptable.joined(separator: ", ")))")
+    }
+
+    /// A `.serializationFailed` error whose message ends with the first bytes of the body.
+    static func failure(
+        _ response: Response,
+        _ reason: String,
+        keyPath: String? = nil,
+        underlyingError: (any Error)? = nil
+    ) -> SluiceError {
+        SluiceError(
+            .serializationFailed, "\(reason); \(describeBody(response))", underlyingError: underlyingError,
+            response: response, keyPath: keyPath)
+    }
+
+    /// `first bytes: …`, or `the body is empty`, for error messages.
+    static func describeBody(_ response: Response) -> String {
+        let body = response.body
+        guard !body.isEmpty else { return "the body is empty (status \(response.status))" }
+        return "first bytes: \(preview(body))"
+    }
+
+    /// The first bytes of `data` as printable text: control characters escaped, `…` when cut.
+    static func preview(_ data: Data, length: Int = previewLength) -> String {
+        let head = data.prefix(length)
+        var text = ""
+        for scalar in String(decoding: head, as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.properties.generalCategory == .control:
+                text += "\\u{\(String(scalar.value, radix: 16))}"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return data.count > length ? text + "…" : text
+    }
+
+    /// Whether the response has no body to read: an empty body, or a status or method that carries none.
+    static func hasEmptyBody(_ response: Response) -> Bool {
+        response.body.isEmpty || hasBodilessStatusOrMethod(response)
+    }
+
+    /// Whether the status (204, 205, 304) or the method (HEAD) means there is no body.
+    static func hasBodilessStatusOrMethod(_ response: Response) -> Bool {
+        [204, 205, 304].contains(response.status) || response.request.method == .head
+    }
+
+    /// The response's media type, for messages (`no content-type` when absent).
+    static func contentTypeDescription(_ response: Response) -> String {
+        response.headers["Content-Type"].flatMap { MediaType($0)?.essence } ?? "no content-type"
+    }
+}
+
+/// Serialization operators on a request's producer.
+extension SignalProducer where Value == Response, Failure == SluiceError {
+    /// Turns each response into `serializer`'s value on `Serialization.queue`, off the transport's thread.
+    public func serialize<S: ResponseSerializer>(using serializer: S) -> SignalProducer<S.Output, SluiceError> {
+        observe(on: Serialization.queue).attemptMap { (response) throws(SluiceError) -> S.Output in
+            try serializer.serialize(response)
+        }
+    }
+
+    /// The body's bytes, whatever the content type.
+    public func data() -> SignalProducer<Data, SluiceError> {
+        serialize(using: DataResponseSerializer())
+    }
+}
+
+/// Delivers the body's bytes as they are.
+public struct DataResponseSerializer: ResponseSerializer {
+    /// Any content type.
+    public static let acceptableContentTypes = ["*/*"]
+
+    /// Any content type.
+    public var acceptableContentTypes: [String] { Self.acceptableContentTypes }
+
+    /// Creates the serializer.
+    public init() {}
+
+    /// The body.
+    public func serialize(_ response: Response) throws(SluiceError) -> Data { response.body }
+}
