@@ -46,3 +46,23 @@ struct ResponseBodyStreamTests {
         }
     }
 }
+
+@Suite("Client streams")
+struct ClientStreamTests {
+    @Test func streamsAsAsyncSequenceAndAsProducer() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            var received = Data()
+            for try await chunk in try client.stream("bytes/300000").values { received.append(chunk) }
+            #expect(received == MockServer.deterministicBytes(count: 300_000))
+
+            let total = try await client.stream("bytes/300000").producer.reduce(0) { $0 + $1.count }.value
+            #expect(total == 300_000)
+        }
+    }
+
+    @Test func anInvalidStreamRequestFailsBeforeSending() throws {
+        let client = try Client(baseURL: "http://127.0.0.1:1/", transport: StubTransport(reply: .never))
+        #expect(throws: SluiceError.self) { try client.stream("x", headers: ["X-Bad": "a\nb"]) }
+    }
+}
