@@ -26,6 +26,7 @@ print("\nTalking HTTP to \(baseURL)")
 do {
     let client = try Client(baseURL: baseURL)
     try await FirstRequests.run(client)
+    try await ValidationAndDecoding.run(client)
     try await StreamingDownload.run(client)
     try await MultipartUpload.run(client)
     try await CancellingAndBatches.run(client)
