@@ -41,7 +41,10 @@ public final class CompositeDisposable: Disposable {
         }
     }
 
-    @usableFromInline let state: Lock<State>
+    @usableFromInline let spin = SpinLock()
+    // Guarded by `spin`: only touched between `spin.lock()` and `spin.unlock()`, and those sections
+    // are short and never call out, hence `nonisolated(unsafe)` and no exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var storage = State()
     @usableFromInline let disposed: Atomic<Bool>
     /// Whether the subscription this composite belongs to has delivered its terminal event; kept
     /// here so that a started producer's sink needs no object of its own (see `SignalProducer.start`).
@@ -50,9 +53,16 @@ public final class CompositeDisposable: Disposable {
     /// Creates an empty composite.
     @inlinable
     public init() {
-        state = Lock(State())
         disposed = Atomic(false)
         sinkTerminated = Atomic(false)
+    }
+
+    /// Runs `body` with the entries locked.
+    @inlinable
+    func withState<R>(_ body: (inout State) -> R) -> R {
+        spin.lock()
+        defer { spin.unlock() }
+        return body(&storage)
     }
 
     /// Creates a composite holding `disposables`.
@@ -69,7 +79,7 @@ public final class CompositeDisposable: Disposable {
     @discardableResult
     public func add(_ disposable: (any Disposable)?) -> (any Disposable)? {
         guard let disposable else { return nil }
-        let id = state.withLock { s -> UInt64? in
+        let id = withState { s -> UInt64? in
             if s.isDisposed { return nil }
             let id = s.nextID
             s.nextID &+= 1
@@ -81,7 +91,7 @@ public final class CompositeDisposable: Disposable {
             return nil
         }
         return AnyDisposable { [weak self] in
-            self?.state.withLock { s in
+            self?.withState { s in
                 if s.first?.id == id { s.first = nil }
                 s.entries.removeAll { $0.id == id }
             }
@@ -109,7 +119,7 @@ public final class CompositeDisposable: Disposable {
 
     @inlinable
     func insert(entry: Entry) {
-        let added = state.withLock { s -> Bool in
+        let added = withState { s -> Bool in
             if s.isDisposed { return false }
             s.append((s.nextID, entry))
             s.nextID &+= 1
@@ -121,7 +131,7 @@ public final class CompositeDisposable: Disposable {
     /// Disposes every disposable added, in order, once.
     @inlinable
     public func dispose() {
-        let (first, entries) = state.withLock { s -> ((id: UInt64, entry: Entry)?, [(id: UInt64, entry: Entry)]) in
+        let (first, entries) = withState { s -> ((id: UInt64, entry: Entry)?, [(id: UInt64, entry: Entry)]) in
             if s.isDisposed { return (nil, []) }
             s.isDisposed = true
             defer {

@@ -214,3 +214,46 @@ final class BacklogFullListener {
         descriptors.removeAll()
     }
 }
+
+@Suite("CurlTransport handle reuse")
+struct CurlTransportHandleReuseTests {
+    @Test func aTransferCancelledWhileSuspendedLeavesNoPauseBehind() async throws {
+        try await withServer { server, transport in
+            let control = TransferControl()
+            let request = try Request(
+                url: server.url(for: .drip(bytes: 1_000, chunks: 50, interval: .milliseconds(50)))
+            ).prepared()
+            let recorder = TransferRecorder()
+            let disposable = transport.transfer(request, control: control).start(recorder.observer)
+            #expect(await recorder.wait { $0.bodyBytes > 0 })
+            control.suspend()
+            try await Task.sleep(for: .milliseconds(50))
+            disposable.dispose()
+            // Every later transfer, whatever handle it gets, runs to the end.
+            for _ in 0..<5 {
+                var options = RequestOptions()
+                options.idleTimeout = .seconds(3)
+                let response = try await transport.send(server.url(for: .bytes(10_000)), options: options)
+                #expect(response.body.count == 10_000)
+            }
+        }
+    }
+
+    @Test func methodsDoNotLeakIntoTheNextRequestOnAReusedHandle() async throws {
+        try await withServer { server, transport in
+            let sequence: [HTTPMethod] = [.head, .get, .post, .get, .put, .delete, .get, .patch, .head, .options, .get]
+            for method in sequence {
+                let response = try await transport.send(
+                    method, server.url(for: .echo), body: method == .get ? .empty : .data(Data("x".utf8)))
+                let recorded = try #require(server.recordedRequests.last)
+                #expect(recorded.method == method.rawValue)
+                if method == .head {
+                    #expect(response.body.isEmpty)
+                } else {
+                    #expect(!response.body.isEmpty)
+                }
+                if method == .get { #expect(recorded.bodyLength == 0) }
+            }
+        }
+    }
+}

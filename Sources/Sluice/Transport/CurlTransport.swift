@@ -39,7 +39,7 @@ public final class CurlTransport: Transport {
                 fatalError("Sluice could not start libcurl's multi interface: \(error)")
             }
         }
-        thread.name = "sluice.curl-loop"
+        thread.name = "sluice.curlloop"  // Linux keeps at most 15 bytes of a thread name
         thread.start()
     }
 
@@ -60,11 +60,28 @@ public final class CurlTransport: Transport {
         return SignalProducer { observer, lifetime in
             let id = queue.makeID()
             let token = TransferToken()
-            queue.send(.start(TransferStart(id: id, request: request, observer: observer, token: token)))
+            queue.send(.start(TransferStart(id: id, request: request, sink: .events(observer), token: token)))
             control?.bind(queue: queue, id: id)
             lifetime.observeEnded {
                 control?.unbind(id: id)
                 // A transfer the loop already finished needs no cancel (and no wake-up).
+                if !token.isFinished { queue.send(.cancel(id)) }
+            }
+        }
+    }
+
+    /// Performs `request` and collects its response, body included.
+    ///
+    /// The same as `Transport`'s default, done in one step: the transfer collects the body itself
+    /// and sends the response as one value, instead of sending the head, every chunk and every
+    /// progress event to be put together downstream.
+    public func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
+        let queue = self.queue
+        return SignalProducer { observer, lifetime in
+            let id = queue.makeID()
+            let token = TransferToken()
+            queue.send(.start(TransferStart(id: id, request: request, sink: .response(observer), token: token)))
+            lifetime.observeEnded {
                 if !token.isFinished { queue.send(.cancel(id)) }
             }
         }

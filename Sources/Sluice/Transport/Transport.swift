@@ -29,6 +29,11 @@ public protocol Transport: Sendable {
     /// The events of one transfer of `request`, which `control` can suspend and resume (a transport
     /// that cannot pause ignores the control).
     func transfer(_ request: PreparedRequest, control: TransferControl?) -> SignalProducer<TransferEvent, SluiceError>
+
+    /// Performs `request` and collects its response, body included: one value, then completion.
+    ///
+    /// The default collects the events of `transfer(_:)`; a transport may do it more cheaply.
+    func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError>
 }
 
 extension Transport {

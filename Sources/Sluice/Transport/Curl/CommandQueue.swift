@@ -15,8 +15,24 @@ enum LoopCommand: Sendable {
 struct TransferStart: Sendable {
     let id: UInt64
     let request: PreparedRequest
-    let observer: Observer<TransferEvent, SluiceError>
+    let sink: TransferSink
     let token: TransferToken
+}
+
+/// Where the outcome of a transfer goes.
+enum TransferSink: Sendable {
+    /// Every step of the transfer, for `transfer(_:)`.
+    case events(Observer<TransferEvent, SluiceError>)
+    /// Only the response, body included, for `response(for:)`: the transfer collects the body
+    /// itself and sends one value, instead of events that are put together downstream.
+    case response(Observer<Response, SluiceError>)
+
+    func send(error: SluiceError) {
+        switch self {
+        case .events(let observer): observer.send(error: error)
+        case .response(let observer): observer.send(error: error)
+        }
+    }
 }
 
 /// Hands commands to the loop thread and wakes it.

@@ -7,11 +7,13 @@ final class CurlLoop {
     private let queue: CommandQueue
     private let configuration: CurlTransport.Configuration
     private let multi: MultiHandle
-    private var transfers: [UInt64: TransferContext] = [:]
-    private var byHandle: [UnsafeMutableRawPointer: TransferContext] = [:]
-    private var idleHandles: [EasyHandle] = []
-    private var lastIdleCheck = ContinuousClock.now
-    private var isShuttingDown = false
+    // Only the loop thread touches these, with accesses that cannot overlap: no run-time
+    // exclusivity checks (see `TransferContext`).
+    @exclusivity(unchecked) private var transfers: [UInt64: TransferContext] = [:]
+    @exclusivity(unchecked) private var byHandle: [UnsafeMutableRawPointer: TransferContext] = [:]
+    @exclusivity(unchecked) private var idleHandles: [EasyHandle] = []
+    @exclusivity(unchecked) private var lastIdleCheck = ContinuousClock.now
+    @exclusivity(unchecked) private var isShuttingDown = false
 
     /// How often transfers are checked for the idle timeout.
     private static let idleCheckInterval: Duration = .milliseconds(100)
@@ -48,7 +50,7 @@ final class CurlLoop {
         }
         for command in queue.takeAll() {
             if case .start(let start) = command {
-                start.observer.send(error: SluiceError(.cancelled, "The transport was shut down."))
+                start.sink.send(error: SluiceError(.cancelled, "The transport was shut down."))
             }
         }
         failAll(SluiceError(.cancelled, "The transport was shut down."))
@@ -79,9 +81,9 @@ final class CurlLoop {
         if start.token.isFinished { return }  // disposed before the loop got to it
         do throws(SluiceError) {
             let easy: EasyHandle
-            if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyHandle() }
+            if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyConfigurator.makeHandle() }
             let context = TransferContext(
-                id: start.id, request: start.request.request, observer: start.observer, token: start.token, easy: easy)
+                id: start.id, request: start.request.request, sink: start.sink, token: start.token, easy: easy)
             do throws(SluiceError) {
                 try EasyConfigurator.configure(context, configuration: configuration)
                 try multi.add(easy)
@@ -94,7 +96,7 @@ final class CurlLoop {
             byHandle[easy.raw] = context
         } catch {
             start.token.markFinished()
-            start.observer.send(error: error)
+            start.sink.send(error: error)
         }
     }
 
@@ -118,11 +120,8 @@ final class CurlLoop {
     private func complete(_ context: TransferContext, _ outcome: Result<TransferMetrics, SluiceError>) {
         release(context)
         switch outcome {
-        case .success(let metrics):
-            context.observer.send(value: .completed(metrics))
-            context.observer.sendCompleted()
-        case .failure(let error):
-            context.observer.send(error: error)
+        case .success(let metrics): context.succeed(metrics)
+        case .failure(let error): context.sink.send(error: error)
         }
     }
 
@@ -134,12 +133,14 @@ final class CurlLoop {
         transfers[context.id] = nil
         byHandle[context.easy.raw] = nil
         context.bodyReader = nil
-        recycle(context.easy)
+        // Pooled handles are not reset (see `EasyHandle.reuse`); one that ended suspended could
+        // carry its pause into the next transfer, so it is let go instead.
+        if !context.isPaused { recycle(context.easy) }
     }
 
     private func recycle(_ easy: EasyHandle) {
         guard idleHandles.count < Self.handlePoolSize else { return }
-        easy.reset()
+        easy.reuse()
         idleHandles.append(easy)
     }
 

@@ -6,47 +6,81 @@ enum EasyConfigurator {
     /// Receive buffer for downloads to a file: raw libcurl goes from about 2 to 5 GB/s with it here.
     static let bulkReceiveBufferSize = 512 * 1024
 
-    static func configure(_ context: TransferContext, configuration: CurlTransport.Configuration) throws(SluiceError) {
-        let easy = context.easy
-        let request = context.request
-        let options = request.options
-
-        try easy.set(CURLOPT_URL, request.url.absoluteString)
+    /// A new handle with the options that are the same for every transfer: set once here, never
+    /// reset (a pooled handle keeps its options, see `EasyHandle.settings`).
+    static func makeHandle() throws(SluiceError) -> EasyHandle {
+        let easy = try EasyHandle()
         // Only http and https, also for redirects libcurl might see (it follows none itself).
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_FOLLOWLOCATION, false)
         try easy.set(CURLOPT_NOSIGNAL, true)
         try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer))
-        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
-        if let timeout = options.timeout { try easy.set(CURLOPT_TIMEOUT_MS, milliseconds(timeout)) }
+        try easy.set(CURLOPT_HEADERFUNCTION, callback: headerCallback)
+        try easy.set(CURLOPT_WRITEFUNCTION, callback: writeCallback)
+        // libcurl calls these only for requests that send a body, which set their data pointers.
+        try easy.set(CURLOPT_READFUNCTION, readCallback: readCallback)
+        try easy.set(seekCallback: seekCallback)
+        return easy
+    }
+
+    /// Sets the options of one request; only those that differ from the handle's current ones
+    /// reach libcurl.
+    static func configure(_ context: TransferContext, configuration: CurlTransport.Configuration) throws(SluiceError) {
+        let easy = context.easy
+        let request = context.request
+        let options = request.options
+
+        try easy.set(CURLOPT_URL, request.url.absoluteString)
+        let connectTimeout = milliseconds(options.connectTimeout)
+        if easy.settings.connectTimeout != connectTimeout {
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+            easy.settings.connectTimeout = connectTimeout
+        }
+        let timeout = options.timeout.map(milliseconds) ?? 0
+        if easy.settings.timeout != timeout {
+            try easy.set(CURLOPT_TIMEOUT_MS, timeout)
+            easy.settings.timeout = timeout
+        }
         // An explicit empty proxy turns off libcurl's reading of http_proxy and friends.
-        if let proxy = options.proxy {
-            try easy.set(CURLOPT_PROXY, proxy)
-        } else if !options.proxyFromEnvironment {
-            try easy.set(CURLOPT_PROXY, "")
+        let proxy = options.proxy ?? (options.proxyFromEnvironment ? nil : "")
+        if easy.settings.proxy != proxy {
+            try easy.set(CURLOPT_PROXY, optional: proxy)
+            easy.settings.proxy = proxy
         }
-        try easy.set(CURLOPT_SSL_VERIFYPEER, options.verifyTLS)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, options.verifyTLS ? 2 : 0)
-        if options.decompress { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
+        if easy.settings.verifyTLS != options.verifyTLS {
+            try easy.set(CURLOPT_SSL_VERIFYPEER, options.verifyTLS)
+            try easy.set(CURLOPT_SSL_VERIFYHOST, options.verifyTLS ? 2 : 0)
+            easy.settings.verifyTLS = options.verifyTLS
+        }
+        if easy.settings.decompress != options.decompress {
+            try easy.set(CURLOPT_ACCEPT_ENCODING, optional: options.decompress ? "" : nil)
+            easy.settings.decompress = options.decompress
+        }
+        let httpVersion: Int
         switch options.httpVersion {
-        case .automatic: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        case .http1_1: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
-        case .http2: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+        case .automatic: httpVersion = Int(CURL_HTTP_VERSION_2TLS)
+        case .http1_1: httpVersion = Int(CURL_HTTP_VERSION_1_1)
+        case .http2: httpVersion = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
-        if request.url.scheme?.lowercased() == "https" {
-            // Wait for a connection that can multiplex rather than opening another one.
-            try easy.set(CURLOPT_PIPEWAIT, true)
+        if easy.settings.httpVersion != httpVersion {
+            try easy.set(CURLOPT_HTTP_VERSION, httpVersion)
+            easy.settings.httpVersion = httpVersion
         }
-        if let size = options.receiveBufferSize {
-            try easy.set(CURLOPT_BUFFERSIZE, size)
-        } else if case .file = options.destination {
-            try easy.set(CURLOPT_BUFFERSIZE, bulkReceiveBufferSize)
+        // Wait for a connection that can multiplex rather than opening another one.
+        let pipeWait = request.url.scheme?.caseInsensitiveEquals("https") ?? false
+        if easy.settings.pipeWait != pipeWait {
+            try easy.set(CURLOPT_PIPEWAIT, pipeWait)
+            easy.settings.pipeWait = pipeWait
+        }
+        var bufferSize = options.receiveBufferSize
+        if bufferSize == nil, case .file = options.destination { bufferSize = bulkReceiveBufferSize }
+        if easy.settings.bufferSize != bufferSize {
+            try easy.set(CURLOPT_BUFFERSIZE, bufferSize ?? Int(CURL_MAX_WRITE_SIZE))
+            easy.settings.bufferSize = bufferSize
         }
 
-        try easy.set(CURLOPT_HEADERFUNCTION, callback: headerCallback)
         try easy.set(CURLOPT_HEADERDATA, pointer: context.userData)
-        try easy.set(CURLOPT_WRITEFUNCTION, callback: writeCallback)
         try easy.set(CURLOPT_WRITEDATA, pointer: context.userData)
 
         if case .file(let url) = options.destination {
@@ -58,20 +92,20 @@ enum EasyConfigurator {
             context.outputDescriptor = descriptor
         }
 
-        try configureMethodAndBody(context)
-        try easy.setHeaders(headerLines(for: request))
+        let hasBody: Bool
+        if case .empty = request.body { hasBody = false } else { hasBody = true }
+        // Methods that carry a body by convention send an empty one with Content-Length: 0.
+        let sendsBody = hasBody || request.method == .post || request.method == .put || request.method == .patch
+        try configureMethodAndBody(context, hasBody: hasBody, sendsBody: sendsBody)
+        try easy.setHeaders(headerLines(for: request, sendsBody: sendsBody))
     }
 
-    private static func configureMethodAndBody(_ context: TransferContext) throws(SluiceError) {
+    private static func configureMethodAndBody(
+        _ context: TransferContext, hasBody: Bool, sendsBody: Bool
+    ) throws(SluiceError) {
         let easy = context.easy
         let request = context.request
         let length = request.body.knownLength
-        let hasBody: Bool = {
-            if case .empty = request.body { return false }
-            return true
-        }()
-        // Methods that carry a body by convention send an empty one with Content-Length: 0.
-        let sendsBody = hasBody || [.post, .put, .patch].contains(request.method)
 
         do {
             context.bodyReader = try TransferContext.makeReader(for: request.body)
@@ -81,15 +115,29 @@ enum EasyConfigurator {
             throw SluiceError(.invalidBody, "The request body cannot be read: \(error).", underlyingError: error)
         }
 
+        if easy.settings.methodChanged {
+            // Back to a plain GET (HTTPGET also turns NOBODY and UPLOAD off), with no body sizes and
+            // no pointers to the previous transfer's context.
+            try easy.set(CURLOPT_HTTPGET, true)
+            try easy.set(CURLOPT_CUSTOMREQUEST, optional: nil)
+            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: -1)
+            try easy.set(CURLOPT_INFILESIZE_LARGE, int64: -1)
+            try easy.set(CURLOPT_READDATA, pointer: nil)
+            try easy.set(CURLOPT_SEEKDATA, pointer: nil)
+            easy.settings.methodChanged = false
+        }
         switch request.method {
         case .head:
+            easy.settings.methodChanged = true
             try easy.set(CURLOPT_NOBODY, true)
         case .get where !hasBody:
-            try easy.set(CURLOPT_HTTPGET, true)
+            break  // the handle is set for a plain GET
         case .post:
+            easy.settings.methodChanged = true
             try easy.set(CURLOPT_POST, true)
             try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: length ?? -1)
         default:
+            easy.settings.methodChanged = true
             try easy.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
             if sendsBody {
                 try easy.set(CURLOPT_UPLOAD, true)
@@ -97,21 +145,22 @@ enum EasyConfigurator {
             }
         }
         if sendsBody {
-            try easy.set(CURLOPT_READFUNCTION, readCallback: readCallback)
-            try easy.set(CURLOPT_READDATA, pointer: context.userData)
             // The seek callback refuses to rewind the body of a non-idempotent request, so libcurl
             // cannot silently send a POST again on a new connection after a stale one died.
-            try easy.set(seekCallback: seekCallback)
+            try easy.set(CURLOPT_READDATA, pointer: context.userData)
             try easy.set(CURLOPT_SEEKDATA, pointer: context.userData)
         }
     }
 
     /// The request's header lines. Framing headers come from the body, not from the user;
     /// `Expect: 100-continue` is turned off (it costs a round trip) unless the user sets it, and so
-    /// is the form Content-Type libcurl would invent for a POST that has none.
-    private static func headerLines(for request: Request) -> [String] {
+    /// is the form Content-Type libcurl would invent for a POST that has none. With decompression
+    /// on, the Accept-Encoding header libcurl would add is given here, made once: libcurl formats
+    /// its own anew for every request.
+    private static func headerLines(for request: Request, sendsBody: Bool) -> [String] {
         var lines: [String] = []
         var hasExpect = false
+        var hasAcceptEncoding = false
         if request.method == .post && !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
         for field in request.headers {
             if field.name.caseInsensitiveEquals("Content-Length")
@@ -120,12 +169,18 @@ enum EasyConfigurator {
                 continue
             }
             if field.name.caseInsensitiveEquals("Expect") { hasExpect = true }
+            if field.name.caseInsensitiveEquals("Accept-Encoding") { hasAcceptEncoding = true }
             // "Name;" is libcurl's syntax for a header with an empty value ("Name:" would remove it).
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
-        if !hasExpect { lines.append("Expect:") }
+        // libcurl only sends Expect with a body.
+        if sendsBody && !hasExpect { lines.append("Expect:") }
+        if request.options.decompress && !hasAcceptEncoding { lines.append(acceptEncodingLine) }
         return lines
     }
+
+    /// The Accept-Encoding header for every coding libcurl decodes.
+    private static let acceptEncodingLine = "Accept-Encoding: \(DefaultHeaders.acceptEncoding)"
 
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

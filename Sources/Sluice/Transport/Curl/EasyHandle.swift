@@ -1,12 +1,47 @@
 internal import CCurl
 
 /// Owns one libcurl easy handle. Used only on the transport's loop thread; not Sendable.
+///
+/// A pooled handle is not reset between transfers (`curl_easy_reset` and setting every option
+/// again cost more than libcurl's own work for a small request): the options that never change
+/// are set once when the handle is made, and `settings` remembers what the previous transfer left
+/// in the handle, so the next one changes only what differs.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     /// libcurl writes its error message here (CURLOPT_ERRORBUFFER needs CURL_ERROR_SIZE bytes).
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// Header lists must stay alive until the transfer is done.
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The lines in `headerList`, so that the same headers are not copied into a new list.
+    @exclusivity(unchecked) private var headerLines: [String] = []
+
+    /// The per-request options as the handle has them now; a fresh handle has libcurl's defaults.
+    /// Loop thread only, never accessed overlapping: no run-time exclusivity checks.
+    @exclusivity(unchecked) var settings = Settings()
+
+    /// Options a transfer may set, with the values a fresh handle has (nil: libcurl's default,
+    /// unless noted).
+    struct Settings {
+        /// CURLOPT_CONNECTTIMEOUT_MS.
+        var connectTimeout: Int?
+        /// CURLOPT_TIMEOUT_MS (0: none).
+        var timeout = 0
+        /// CURLOPT_PROXY (nil: from the environment, "": none).
+        var proxy: String?
+        /// CURLOPT_SSL_VERIFYPEER and CURLOPT_SSL_VERIFYHOST.
+        var verifyTLS = true
+        /// CURLOPT_ACCEPT_ENCODING set to "" (every coding libcurl decodes).
+        var decompress = false
+        /// CURLOPT_HTTP_VERSION.
+        var httpVersion: Int?
+        /// CURLOPT_PIPEWAIT.
+        var pipeWait = false
+        /// CURLOPT_BUFFERSIZE (nil: CURL_MAX_WRITE_SIZE).
+        var bufferSize: Int?
+        /// Whether anything but a plain GET's method options were set (method, body size, upload,
+        /// read and seek data), so that they must be put back before the next transfer.
+        var methodChanged = false
+    }
 
     init() throws(SluiceError) {
         Curl.globalInit
@@ -35,17 +70,29 @@ final class EasyHandle {
         try Curl.check(value.withCString { sluice_easy_setopt_string(raw, option, $0) }, "option \(option.rawValue)")
     }
 
+    /// Sets a string option, or puts it back to libcurl's default with nil.
+    func set(_ option: CURLoption, optional value: String?) throws(SluiceError) {
+        if let value {
+            try set(option, value)
+        } else {
+            try Curl.check(sluice_easy_setopt_string(raw, option, nil), "option \(option.rawValue)")
+        }
+    }
+
     func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws(SluiceError) {
         try Curl.check(sluice_easy_setopt_pointer(raw, option, pointer), "option \(option.rawValue)")
     }
 
-    /// Replaces the request's header lines.
+    /// Replaces the request's header lines; keeps the current list when the lines are the same.
     func setHeaders(_ lines: [String]) throws(SluiceError) {
+        if lines == headerLines { return }
         freeHeaders()
         for line in lines {
             headerList = line.withCString { curl_slist_append(headerList, $0) }
         }
+        // Record the lines only once libcurl holds the list, so a failure makes the next call retry.
         try Curl.check(sluice_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, headerList), "the header list")
+        headerLines = lines
     }
 
     func info(_ info: CURLINFO) -> Int {
@@ -68,16 +115,16 @@ final class EasyHandle {
 
     var errorMessage: String { String(cString: errorBuffer) }
 
-    /// Clears every option so the handle can serve another request; keeps libcurl's caches.
-    func reset() {
-        curl_easy_reset(raw)
-        freeHeaders()
+    /// Readies the handle for another request. Options stay as they are (the next transfer changes
+    /// what differs, see `settings`); libcurl's caches are kept.
+    func reuse() {
         errorBuffer[0] = 0
     }
 
     private func freeHeaders() {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
+        headerLines = []
     }
 
     deinit {

@@ -10,38 +10,38 @@ import Synchronization
 final class TransferContext {
     let id: UInt64
     let request: Request
-    let observer: Observer<TransferEvent, SluiceError>
+    let sink: TransferSink
     let token: TransferToken
     let easy: EasyHandle
     let startedAt: ContinuousClock.Instant
 
-    var bodyReader: (any BodyReader)?
-    var outputDescriptor: Int32 = -1
-    var abortReason: AbortReason?
-    var lastActivity: ContinuousClock.Instant
-    var isPaused = false
+    // The mutable state is marked `@exclusivity(unchecked)`: it is only ever touched on the loop
+    // thread, by plain reads and writes that cannot overlap, and the run-time exclusivity checks
+    // (two calls into the Swift runtime per access) cost more than the parsing of a header line.
+    @exclusivity(unchecked) var bodyReader: (any BodyReader)?
+    @exclusivity(unchecked) var outputDescriptor: Int32 = -1
+    @exclusivity(unchecked) var abortReason: AbortReason?
+    @exclusivity(unchecked) var lastActivity: ContinuousClock.Instant
+    @exclusivity(unchecked) var isPaused = false
 
-    private var status = 0
-    private var version = HTTPVersion.http1_1
-    /// The fields of the current header block, gathered in an array with room reserved up front
-    /// (appending to `HTTPHeaders` grows its storage several times per response).
-    private var fields: [HTTPHeaders.Field] = []
-    private var headerBytes = 0
-    private var headSent = false
-    private var received: Int64 = 0
-    private var expectedDownload: Int64?
-    /// The first Content-Length of the current header block, read as the line arrives.
-    private var contentLength: Int64?
-    private var sent: Int64 = 0
+    @exclusivity(unchecked) private var parser = HeaderBlockParser()
+    @exclusivity(unchecked) private var headerBytes = 0
+    @exclusivity(unchecked) private var headSent = false
+    /// The head, kept for the response when the sink takes one (`TransferSink.response`).
+    @exclusivity(unchecked) private var head: ResponseHead?
+    /// The body collected for the response when the sink takes one and it goes to memory.
+    @exclusivity(unchecked) private var body = Data()
+    @exclusivity(unchecked) private var received: Int64 = 0
+    @exclusivity(unchecked) private var expectedDownload: Int64?
+    @exclusivity(unchecked) private var sent: Int64 = 0
     private let expectedUpload: Int64?
 
     init(
-        id: UInt64, request: Request, observer: Observer<TransferEvent, SluiceError>, token: TransferToken,
-        easy: EasyHandle
+        id: UInt64, request: Request, sink: TransferSink, token: TransferToken, easy: EasyHandle
     ) {
         self.id = id
         self.request = request
-        self.observer = observer
+        self.sink = sink
         self.token = token
         self.easy = easy
         startedAt = .now
@@ -64,80 +64,33 @@ final class TransferContext {
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
         lastActivity = .now
         headerBytes += bytes.count
-        if headerBytes > request.options.maximumHeaderSize {
-            abortReason = .headersTooLarge(limit: request.options.maximumHeaderSize)
+        let limit = request.options.maximumHeaderSize
+        if headerBytes > limit {
+            abortReason = .headersTooLarge(limit: limit)
             return 0
         }
-        var line = bytes[...]
-        while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
-        if line.isEmpty {
+        switch parser.read(bytes.assumingMemoryBound(to: UInt8.self)) {
+        case .status:
+            headSent = false
+        case .end:
             // End of a header block; 1xx blocks (100 Continue) are followed by the real one.
+            let status = parser.status
             if status >= 200 || status == 101 { sendHeadIfNeeded() }
-            return bytes.count
-        }
-        if line.starts(with: "HTTP/".utf8) {
-            parseStatusLine(line)
-        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            // Trimmed and decoded as bytes: Foundation's `trimmingCharacters(in:)` goes through
-            // NSString and cost more than all of libcurl's work for a small response.
-            var value = line[(colon + 1)...]
-            while let first = value.first, Self.isOptionalWhitespace(first) { value = value.dropFirst() }
-            while let last = value.last, Self.isOptionalWhitespace(last) { value = value.dropLast() }
-            let name = line[line.startIndex..<colon]
-            let decodedValue = Self.decode(value)
-            if contentLength == nil, Self.isContentLength(name) { contentLength = Int64(decodedValue) }
-            fields.append(HTTPHeaders.Field(name: Self.decode(name), value: decodedValue))
+        case .field:
+            break
         }
         return bytes.count
-    }
-
-    /// Whether a header name is Content-Length, in any case, compared as bytes (cheaper than a
-    /// lookup in the finished `HTTPHeaders`).
-    private static func isContentLength(_ name: Slice<UnsafeRawBufferPointer>) -> Bool {
-        guard name.count == 14 else { return false }
-        var index = name.startIndex
-        for lower in "content-length".utf8 {
-            let byte = name[index]
-            // Setting bit 5 lowercases an ASCII letter; the '-' must match as it is.
-            let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
-            guard byte == lower || (isLetter && byte | 0x20 == lower) else { return false }
-            index += 1
-        }
-        return true
-    }
-
-    /// HTTP's optional whitespace around a field value (RFC 9110 §5.6.3): space and horizontal tab.
-    private static func isOptionalWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09
-    }
-
-    /// Decodes header bytes as UTF-8 (invalid sequences repaired) from contiguous memory, which
-    /// takes `String`'s fast path; a `Slice` of a raw buffer would take the generic, slow one.
-    private static func decode(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: bytes).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
-    }
-
-    private func parseStatusLine(_ line: Slice<UnsafeRawBufferPointer>) {
-        fields.removeAll(keepingCapacity: true)
-        fields.reserveCapacity(16)
-        contentLength = nil
-        headSent = false
-        let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
-        let versionText = parts.first.map(Self.decode) ?? ""
-        switch versionText {
-        case "HTTP/1.0": version = .http1_0
-        case "HTTP/2", "HTTP/2.0": version = .http2
-        case "HTTP/3": version = .http3
-        default: version = .http1_1
-        }
-        status = parts.count > 1 ? Int(Self.decode(parts[1])) ?? 0 : 0
     }
 
     func sendHeadIfNeeded() {
         guard !headSent else { return }
         headSent = true
-        expectedDownload = contentLength
-        observer.send(value: .head(ResponseHead(status: status, headers: HTTPHeaders(fields), httpVersion: version)))
+        expectedDownload = parser.contentLength
+        let head = ResponseHead(status: parser.status, headers: HTTPHeaders(parser.fields), httpVersion: parser.version)
+        switch sink {
+        case .events(let observer): observer.send(value: .head(head))
+        case .response: self.head = head
+        }
     }
 
     // MARK: Response body
@@ -154,12 +107,28 @@ final class TransferContext {
         received += Int64(bytes.count)
         if outputDescriptor >= 0 {
             guard writeAll(bytes) else { return 0 }
-        } else {
-            observer.send(value: .body(Data(bytes)))
         }
-        observer.send(value: .downloadProgress(TransferProgress(completed: received, expected: expectedDownload)))
+        switch sink {
+        case .events(let observer):
+            if outputDescriptor < 0 { observer.send(value: .body(Data(bytes))) }
+            observer.send(value: .downloadProgress(TransferProgress(completed: received, expected: expectedDownload)))
+        case .response:
+            if outputDescriptor < 0 { collect(bytes) }
+        }
         return bytes.count
     }
+
+    /// Appends a chunk to the response's body; room for the announced length is made at the first.
+    private func collect(_ bytes: UnsafeRawBufferPointer) {
+        if body.isEmpty, let expected = expectedDownload, expected > bytes.count {
+            // Bounded by the body limit (a longer body aborts) and by a sane first reservation.
+            body.reserveCapacity(Int(min(expected, request.options.maximumBodySize, Self.largestReservation)))
+        }
+        body.append(bytes.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The most memory reserved for a body before it arrives.
+    private static let largestReservation: Int64 = 64 << 20
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
@@ -185,7 +154,9 @@ final class TransferContext {
             let count = try reader.read(into: buffer)
             if count > 0 {
                 sent += Int64(count)
-                observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
+                if case .events(let observer) = sink {
+                    observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
+                }
             }
             return count
         } catch {
@@ -218,6 +189,29 @@ final class TransferContext {
 
     // MARK: Completion
 
+    /// Delivers the outcome of a transfer that finished well (after its head was sent).
+    func succeed(_ metrics: TransferMetrics) {
+        switch sink {
+        case .events(let observer):
+            observer.send(value: .completed(metrics))
+            observer.sendCompleted()
+        case .response(let observer):
+            guard let head else {
+                observer.send(error: SluiceError(.protocolError, "The transfer completed without a response head."))
+                return
+            }
+            var fileURL: URL?
+            if case .file(let url) = request.options.destination { fileURL = url }
+            let body = self.body
+            self.body = Data()
+            observer.send(
+                value: Response(
+                    status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,
+                    fileURL: fileURL, metrics: metrics, request: request))
+            observer.sendCompleted()
+        }
+    }
+
     /// What libcurl measured.
     func metrics() -> TransferMetrics {
         func duration(_ info: CURLINFO) -> Duration { .microseconds(easy.info(int64: info)) }
@@ -230,7 +224,7 @@ final class TransferContext {
         metrics.redirect = duration(CURLINFO_REDIRECT_TIME_T)
         metrics.bytesSent = sent
         metrics.bytesReceived = received
-        metrics.httpVersion = version
+        metrics.httpVersion = parser.version
         metrics.reusedConnection = easy.info(CURLINFO_NUM_CONNECTS) == 0
         if let ip = easy.info(string: CURLINFO_PRIMARY_IP), !ip.isEmpty {
             let port = easy.info(CURLINFO_PRIMARY_PORT)
@@ -253,6 +247,139 @@ final class TransferContext {
     }
 }
 
+/// Reads the header lines of a response, as libcurl's header callback hands them over, one at a time.
+///
+/// A value type that a transfer keeps in one stored property, so a line costs one access to the
+/// transfer's state; the bytes are read through a plain buffer pointer (a `Slice` of a raw buffer
+/// takes generic, slow paths), and only the field names and values become strings.
+struct HeaderBlockParser {
+    /// What a line was.
+    enum Line {
+        /// The status line, which starts a new block (a 1xx block is followed by another).
+        case status
+        /// A header field (or a line that is not one, which is ignored).
+        case field
+        /// The blank line that ends a block.
+        case end
+    }
+
+    /// The status code of the current block (0 if it could not be read).
+    private(set) var status = 0
+    /// The HTTP version of the current block.
+    private(set) var version = HTTPVersion.http1_1
+    /// The fields of the current block, gathered in an array with room reserved up front
+    /// (appending to `HTTPHeaders` grows its storage several times per response).
+    private(set) var fields: [HTTPHeaders.Field] = []
+    /// The first Content-Length of the current block, read as the line arrives.
+    private(set) var contentLength: Int64?
+
+    /// Reads one line, its CR LF included.
+    mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Line {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        if end == 0 { return .end }
+        if end >= 5 && bytes[0] == 0x48 && bytes[1] == 0x54 && bytes[2] == 0x54 && bytes[3] == 0x50 && bytes[4] == 0x2F
+        {
+            readStatusLine(UnsafeBufferPointer(rebasing: bytes[0..<end]))
+            return .status
+        }
+        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return .field }
+        // Trimmed and decoded as bytes: Foundation's `trimmingCharacters(in:)` goes through
+        // NSString and cost more than all of libcurl's work for a small response.
+        var valueStart = colon + 1
+        while valueStart < end, Self.isOptionalWhitespace(bytes[valueStart]) { valueStart += 1 }
+        var valueEnd = end
+        while valueEnd > valueStart, Self.isOptionalWhitespace(bytes[valueEnd - 1]) { valueEnd -= 1 }
+        let name = UnsafeBufferPointer(rebasing: bytes[0..<colon])
+        let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+        if contentLength == nil, Self.isContentLength(name) { contentLength = Int64(value) }
+        fields.append(HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: value))
+        return .field
+    }
+
+    /// Starts a block: `HTTP/1.1 200 OK` gives the version and the status; the reason is ignored.
+    private mutating func readStatusLine(_ line: UnsafeBufferPointer<UInt8>) {
+        fields.removeAll(keepingCapacity: true)
+        fields.reserveCapacity(16)
+        contentLength = nil
+        // The version, then the status: words separated by runs of spaces.
+        var index = 0
+        while index < line.count && line[index] != 0x20 { index += 1 }
+        let versionWord = UnsafeBufferPointer(rebasing: line[0..<index])
+        while index < line.count && line[index] == 0x20 { index += 1 }
+        let statusStart = index
+        while index < line.count && line[index] != 0x20 { index += 1 }
+        version = Self.version(versionWord)
+        status = Self.integer(UnsafeBufferPointer(rebasing: line[statusStart..<index])) ?? 0
+    }
+
+    /// The version a word that starts with `HTTP/` names: HTTP/1.0, HTTP/2 (or 2.0), HTTP/3, and
+    /// HTTP/1.1 for anything else. Compared byte by byte: `elementsEqual` with a string's UTF-8
+    /// view goes through generic code that cost more than the rest of the status line.
+    private static func version(_ word: UnsafeBufferPointer<UInt8>) -> HTTPVersion {
+        let one = UInt8(ascii: "1")
+        let two = UInt8(ascii: "2")
+        let three = UInt8(ascii: "3")
+        let dot = UInt8(ascii: ".")
+        let zero = UInt8(ascii: "0")
+        switch word.count {
+        case 6:
+            if word[5] == two { return .http2 }
+            if word[5] == three { return .http3 }
+        case 8 where word[6] == dot && word[7] == zero:
+            if word[5] == one { return .http1_0 }
+            if word[5] == two { return .http2 }
+        default:
+            break
+        }
+        return .http1_1
+    }
+
+    /// A decimal integer with an optional sign, as `Int(_: String)` reads it; nil if the bytes
+    /// are not one or it overflows.
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = 0
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+            negative = first == UInt8(ascii: "-")
+            index = 1
+        }
+        guard index < bytes.count else { return nil }
+        var result = 0
+        while index < bytes.count {
+            let digit = Int(bytes[index]) &- 0x30
+            guard digit >= 0 && digit <= 9 else { return nil }
+            let (shifted, overflow) = result.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) =
+                negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflow && !overflow2 else { return nil }
+            result = sum
+            index += 1
+        }
+        return result
+    }
+
+    /// Whether a header name is Content-Length, in any case, compared as bytes (cheaper than a
+    /// lookup in the finished `HTTPHeaders`).
+    private static func isContentLength(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count == 14 else { return false }
+        var index = 0
+        for lower in "content-length".utf8 {
+            let byte = name[index]
+            // Setting bit 5 lowercases an ASCII letter; the '-' must match as it is.
+            let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+            guard byte == lower || (isLetter && byte | 0x20 == lower) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// HTTP's optional whitespace around a field value (RFC 9110 §5.6.3): space and horizontal tab.
+    private static func isOptionalWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+}
+
 // libcurl's callbacks: plain C functions that find their context through the user-data pointer.
 
 let headerCallback: curl_write_callback = { pointer, size, count, userData in
@@ -263,12 +390,18 @@ let writeCallback: curl_write_callback = { pointer, size, count, userData in
     TransferContext.from(userData).receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
 }
 
+// The read and seek callbacks stay installed on a pooled handle; libcurl calls them only for
+// requests that send a body, which set their user data (a handle's is nil in between).
+
 let readCallback: curl_read_callback = { pointer, size, count, userData in
-    TransferContext.from(userData).readBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+    guard let userData else { return Int(SLUICE_READFUNC_ABORT) }
+    return TransferContext.from(userData).readBody(
+        into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
 }
 
 let seekCallback: curl_seek_callback = { userData, offset, origin in
-    origin == SEEK_SET ? TransferContext.from(userData).rewindBody(to: Int64(offset)) : SLUICE_SEEKFUNC_CANTSEEK
+    guard let userData, origin == SEEK_SET else { return SLUICE_SEEKFUNC_CANTSEEK }
+    return TransferContext.from(userData).rewindBody(to: Int64(offset))
 }
 
 /// Shared between a started transfer's producer and the loop: tells the producer's cleanup that
