@@ -122,7 +122,9 @@ struct CurlTransportFailureTests {
     @Test func suspendAndResume() async throws {
         try await withServer { server, transport in
             let request = try Request(
-                url: server.url(for: .drip(bytes: 4_000, chunks: 20, interval: .milliseconds(100))),
+                // Six seconds of dripping: long enough that a test thread starved by a busy machine
+                // still suspends the transfer well before its end.
+                url: server.url(for: .drip(bytes: 6_000, chunks: 60, interval: .milliseconds(100))),
                 options: options(idle: .milliseconds(400))
             ).prepared()
             let control = TransferControl()
@@ -132,13 +134,15 @@ struct CurlTransportFailureTests {
             control.suspend()
             try await Task.sleep(for: .milliseconds(100))
             let bytesWhenSuspended = recorder.bodyBytes
+            // Otherwise the suspension began too late to show anything.
+            #expect(bytesWhenSuspended < 5_000, "suspended only after \(bytesWhenSuspended) of 6,000 bytes")
             // Suspended for longer than the idle timeout: it must not fire, and no bytes arrive.
             try await Task.sleep(for: .milliseconds(700))
             #expect(recorder.bodyBytes == bytesWhenSuspended)
             #expect(recorder.terminal == nil)
             control.resume()
             #expect(await recorder.wait { $0.terminal != nil })
-            #expect(recorder.bodyBytes == 4_000)
+            #expect(recorder.bodyBytes == 6_000)
             #expect(recorder.terminal?.isCompleted == true)
         }
     }
