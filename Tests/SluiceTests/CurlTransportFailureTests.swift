@@ -72,11 +72,12 @@ struct CurlTransportFailureTests {
 
     @Test func theIdleTimeoutSparesASlowTransferThatKeepsMoving() async throws {
         try await withServer { server, transport in
-            // Six chunks 250 ms apart take 1.25 s, well past the 600 ms idle timeout.
+            // Sixteen chunks 200 ms apart take over 3 s, twice the 1.5 s idle timeout; the gaps leave
+            // a wide margin for a busy machine.
             let response = try await transport.send(
-                server.url(for: .drip(bytes: 600, chunks: 6, interval: .milliseconds(250))),
-                options: options(idle: .milliseconds(600)))
-            #expect(response.body.count == 600)
+                server.url(for: .drip(bytes: 1_600, chunks: 16, interval: .milliseconds(200))),
+                options: options(idle: .milliseconds(1_500)))
+            #expect(response.body.count == 1_600)
         }
     }
 
