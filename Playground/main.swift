@@ -6,7 +6,7 @@ import SluiceTesting
 // documentation; `make demo` runs them in order against an embedded MockServer on 127.0.0.1,
 // or against a MockServer-compatible server given with `--base-url URL`.
 
-print("Sluice \(Sluice.version) on libcurl \(Sluice.libcurlVersion)")
+print("Sluice \(SluiceInfo.version) on libcurl \(SluiceInfo.libcurlVersion)")
 
 await ReactiveBasics.run()
 

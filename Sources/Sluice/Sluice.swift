@@ -1,8 +1,9 @@
 internal import CCurl
 @_exported import SluiceSignals
 
-/// Facts about this build of Sluice.
-public enum Sluice {
+/// Facts about this build of Sluice. (Not named `Sluice`: an enum with the module's name would
+/// stop users from writing `Sluice.Response` to tell Sluice's types from their own.)
+public enum SluiceInfo {
     /// The version of the Sluice library.
     public static let version = "0.1.0"
 

@@ -106,8 +106,8 @@ struct RequestHeadersTests {
     @Test func userAgentNamesTheProgramSluiceAndTheSystem() {
         let value = DefaultHeaders.userAgent
         #expect(isPrintableASCII(value))
-        #expect(value.contains(" Sluice/\(Sluice.version) ("))
-        #expect(value.hasSuffix(" libcurl/\(Sluice.libcurlVersion)"))
+        #expect(value.contains(" Sluice/\(SluiceInfo.version) ("))
+        #expect(value.hasSuffix(" libcurl/\(SluiceInfo.libcurlVersion)"))
         #expect(value.contains("(Linux "))
         let executable = value.prefix { $0 != " " }
         #expect(!executable.isEmpty && !executable.hasPrefix("Sluice/"))
@@ -118,12 +118,12 @@ struct RequestHeadersTests {
             name: "Linux", release: "6.1.0", machine: "x86_64", distribution: "Débian (tëst) 12\\")
         #expect(
             DefaultHeaders.userAgent(executable: "Mÿ Äpp", executableVersion: "1.0 β", system: system)
-                == "My-App/1.0-b Sluice/\(Sluice.version) (Linux 6.1.0; x86_64; Debian test 12) "
-                + "libcurl/\(Sluice.libcurlVersion)")
+                == "My-App/1.0-b Sluice/\(SluiceInfo.version) (Linux 6.1.0; x86_64; Debian test 12) "
+                + "libcurl/\(SluiceInfo.libcurlVersion)")
         let bare = SystemDescription(name: "Linux", release: "", machine: "aarch64", distribution: nil)
         #expect(
             DefaultHeaders.userAgent(executable: "", executableVersion: nil, system: bare)
-                == "Sluice/\(Sluice.version) (Linux; aarch64) libcurl/\(Sluice.libcurlVersion)")
+                == "Sluice/\(SluiceInfo.version) (Linux; aarch64) libcurl/\(SluiceInfo.libcurlVersion)")
         #expect(DefaultHeaders.asciiTransliterated("Crème brûlée Straße 日本\u{7}") == "Creme brulee Strasse ri ben")
     }
 

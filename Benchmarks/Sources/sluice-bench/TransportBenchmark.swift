@@ -56,7 +56,8 @@ enum TransportBenchmark: Suite {
         let smallURL = server.url(LocalNginx.smallPath)
         let bigURL = server.url(LocalNginx.bigPath)
         let downloadBytes = options.downloadMiB << 20
-        note("transport: nginx (\(server.executable)) on 127.0.0.1:\(server.port), libcurl \(Sluice.libcurlVersion)")
+        note(
+            "transport: nginx (\(server.executable)) on 127.0.0.1:\(server.port), libcurl \(SluiceInfo.libcurlVersion)")
 
         if options.pinCPUs { pinToFirstCPU() }
         guard let raw = raw_curl_client_create(connectionCacheSize) else {

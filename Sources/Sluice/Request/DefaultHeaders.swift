@@ -123,12 +123,12 @@ public enum DefaultHeaders {
             let version = executableVersion.map(productToken) ?? ""
             products.append(version.isEmpty ? name : "\(name)/\(version)")
         }
-        products.append("Sluice/\(Sluice.version)")
+        products.append("Sluice/\(SluiceInfo.version)")
         var comment = ["\(system.name) \(system.release)".trimmingCharacters(in: .whitespaces), system.machine]
         if let distribution = system.distribution { comment.append(distribution) }
         let text = comment.map(commentText).filter { !$0.isEmpty }.joined(separator: "; ")
         if !text.isEmpty { products.append("(\(text))") }
-        products.append("libcurl/\(productToken(Sluice.libcurlVersion))")
+        products.append("libcurl/\(productToken(SluiceInfo.libcurlVersion))")
         return products.joined(separator: " ")
     }
 

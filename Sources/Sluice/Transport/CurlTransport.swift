@@ -32,11 +32,12 @@ public final class CurlTransport: Transport {
         self.configuration = configuration
         let queue = self.queue
         let thread = Thread {
-            do {
+            do throws(SluiceError) {
                 let loop = try CurlLoop(queue: queue, configuration: configuration)
                 loop.run()
             } catch {
-                fatalError("Sluice could not start libcurl's multi interface: \(error)")
+                // No multi handle (libcurl out of memory): every transfer fails with the reason.
+                CurlLoop.refuseAll(queue: queue, error: error)
             }
         }
         thread.name = "sluice.curlloop"  // Linux keeps at most 15 bytes of a thread name

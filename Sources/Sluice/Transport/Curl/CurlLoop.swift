@@ -57,6 +57,28 @@ final class CurlLoop {
         idleHandles.removeAll()
     }
 
+    /// Serves a transport whose multi handle could not be made: fails every transfer with `error`
+    /// until the transport shuts down.
+    static func refuseAll(queue: CommandQueue, error: SluiceError) {
+        queue.markLoopThread()
+        while true {
+            for command in queue.takeAll() {
+                switch command {
+                case .start(let start):
+                    start.token.markFinished()
+                    start.sink.send(error: error)
+                case .shutdown:
+                    return
+                case .cancel, .pause, .resume:
+                    break
+                }
+            }
+            var descriptor = pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 1000)
+            queue.drainWakeups()
+        }
+    }
+
     private func handle(_ command: LoopCommand) {
         switch command {
         case .start(let start): begin(start)
