@@ -209,3 +209,16 @@ final class DeterministicReader: BodyReader {
         return n
     }
 }
+
+@Suite("Body providers")
+struct BodyProviderTests {
+    @Test func aProviderOfDataIsSentWithItsLength() async throws {
+        try await withServer { server, transport in
+            let bytes = MockServer.deterministicBytes(count: 70_000)
+            _ = try await transport.send(.put, server.url(for: .echo), body: .stream(BodyProvider(data: bytes)))
+            let recorded = try #require(server.recordedRequests.last)
+            #expect(recorded.body == bytes)
+            #expect(recorded.headers["Content-Length"] == "70000")
+        }
+    }
+}

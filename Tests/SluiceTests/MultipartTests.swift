@@ -20,7 +20,7 @@ struct MultipartTests {
             form.append(Data([0, 1, 2, 255]), name: "blob", fileName: "raw", mimeType: "application/x-custom")
             form.append(fileURL: image, name: "avatar")
             form.append(
-                BodyProvider(length: 5_000) { InMemoryPartReader(providerBytes) }, name: "generated",
+                BodyProvider(length: 5_000) { try BodyProvider(data: providerBytes).makeReader() }, name: "generated",
                 fileName: "gen.bin")
             try form.append(["page": 2])
             let (body, contentType) = try form.makeBody()
@@ -58,7 +58,8 @@ struct MultipartTests {
         let bytes = MockServer.deterministicBytes(count: 300_000)
         var form = MultipartFormData()
         form.append("before", name: "a")
-        form.append(BodyProvider(length: nil) { InMemoryPartReader(bytes) }, name: "stream", fileName: "s.bin")
+        form.append(
+            BodyProvider(length: nil) { try BodyProvider(data: bytes).makeReader() }, name: "stream", fileName: "s.bin")
         let (body, contentType) = try form.makeBody()
         #expect(body.knownLength == nil)
 
@@ -246,7 +247,7 @@ struct MultipartTests {
         for (declared, actual) in [(100, 50), (10, 50)] {
             var form = MultipartFormData()
             let bytes = MockServer.deterministicBytes(count: actual)
-            form.append(BodyProvider(length: Int64(declared)) { InMemoryPartReader(bytes) }, name: "p")
+            form.append(BodyProvider(length: Int64(declared)) { try BodyProvider(data: bytes).makeReader() }, name: "p")
             guard case .stream(let provider) = try form.makeBody().body else {
                 throw MultipartTestError("not a stream")
             }
@@ -266,7 +267,9 @@ struct MultipartTests {
             form.append("field", name: "f")
             form.append(fileURL: file, name: "file")
             form.append(
-                BodyProvider(length: 200_000) { InMemoryPartReader(MockServer.deterministicBytes(count: 200_000)) },
+                BodyProvider(length: 200_000) {
+                    try BodyProvider(data: MockServer.deterministicBytes(count: 200_000)).makeReader()
+                },
                 name: "p")
             guard case .stream(let provider) = try form.makeBody().body else {
                 throw MultipartTestError("not a stream")
@@ -536,24 +539,6 @@ private enum MultipartParser {
 private struct MultipartTestError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Reads a `Data` value, for providers in tests.
-private final class InMemoryPartReader: BodyReader {
-    private let data: Data
-    private var offset = 0
-
-    init(_ data: Data) { self.data = data }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let count = min(buffer.count, data.count - offset)
-        guard count > 0 else { return 0 }
-        data.withUnsafeBytes { bytes in
-            buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
-        }
-        offset += count
-        return count
-    }
 }
 
 /// Everything a reader produces, read `bufferSize` bytes at a time.

@@ -125,32 +125,8 @@ enum QueryDecoder {
     }
 }
 
-/// Any JSON value, read by `JSONDecoder`, to compare with the parameters it was written from.
-enum JSONValue: Decodable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
+/// Comparison of Sluice's `JSONValue`, read by `JSONDecoder`, with the parameters it was written from.
+extension JSONValue {
     /// Whether this is what `parameter` should be written as (a set in any order).
     func matches(_ parameter: Parameter) -> Bool {
         switch (self, parameter) {

@@ -267,13 +267,13 @@ struct SerializationTests {
         defer { Task { try? await server.shutdown() } }
         let text = #"{"t":true,"f":false,"one":1,"zero":0,"pi":3.5,"s":"x","n":null,"a":[]}"#
         server.script("/x", .json(text))
-        let expected: [String: SluiceJSON] = [
+        let expected: [String: JSONValue] = [
             "t": true, "f": false, "one": 1, "zero": 0, "pi": 3.5, "s": "x", "n": nil, "a": [],
         ]
         let parsed = try await client.get("x").json().value
         #expect(parsed.objectValue == expected)
         // The same tree through Decodable, e.g. as a member of a user's own type.
-        struct Wrapper: Decodable, Sendable { let payload: SluiceJSON }
+        struct Wrapper: Decodable, Sendable { let payload: JSONValue }
         server.script("/wrapped", .json(#"{"payload":\#(text)}"#))
         #expect(try await client.get("wrapped").decode(Wrapper.self).value.payload == parsed)
     }
@@ -418,6 +418,3 @@ private struct BlockingSerializer: ResponseSerializer {
         return String(decoding: response.body, as: UTF8.self)
     }
 }
-
-/// Sluice's `JSONValue` (this test target has an internal `JSONValue` of its own in QueryDecoder.swift).
-private typealias SluiceJSON = JSONResponseSerializer.Output

@@ -37,6 +37,11 @@ public struct BodyProvider: Sendable {
         self.length = length
         self.makeReader = makeReader
     }
+
+    /// A provider of bytes in memory, of known length.
+    public init(data: Data) {
+        self.init(length: Int64(data.count)) { DataBodyReader(data) }
+    }
 }
 
 /// Reads a body's bytes in order. Readers are used from one thread at a time.
