@@ -12,6 +12,8 @@ let package = Package(
     dependencies: [
         // SwiftNIO runs MockServer, the loopback HTTP server in SluiceTesting.
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // The logging interceptor writes through swift-log, so applications choose the backend.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Property-based tests (SluiceTests only).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
@@ -33,7 +35,10 @@ let package = Package(
         // The reactive core: knows nothing of HTTP.
         .target(name: "SluiceSignals"),
         // The networking library; re-exports SluiceSignals.
-        .target(name: "Sluice", dependencies: ["SluiceSignals", "CCurl"]),
+        .target(
+            name: "Sluice",
+            dependencies: ["SluiceSignals", "CCurl", .product(name: "Logging", package: "swift-log")]
+        ),
         // Test support for Sluice users and for our own tests.
         .target(
             name: "SluiceTesting",

@@ -5,12 +5,13 @@ import Foundation
 public struct ResponseStream: Sendable {
     /// The request, validated.
     public let request: PreparedRequest
-    let transport: any Transport
+    let client: Client
 
     /// The body's chunks as a cold producer; observers run on the transport's thread, so keep them
     /// short or move work elsewhere with `observe(on:)`. 4xx and 5xx bodies are delivered too.
+    /// The request goes through the client's interceptors, like every other.
     public var producer: SignalProducer<Data, SluiceError> {
-        transport.transfer(request).compactMap { event in
+        client.events(for: request.request, control: nil).compactMap { event in
             if case .body(let chunk) = event { return chunk }
             return nil
         }
@@ -18,11 +19,14 @@ public struct ResponseStream: Sendable {
 
     /// The body's chunks as an `AsyncSequence`: when the consumer falls behind, the transfer is
     /// suspended instead of buffering (see `ResponseBodyStream`).
-    public var values: ResponseBodyStream { transport.bodyStream(for: request) }
+    public var values: ResponseBodyStream { values(bufferLimit: 4 << 20) }
 
     /// The same, with a chosen buffer limit in bytes.
     public func values(bufferLimit: Int) -> ResponseBodyStream {
-        transport.bodyStream(for: request, bufferLimit: bufferLimit)
+        let client = self.client
+        let request = self.request.request
+        return ResponseBodyStream(
+            transfer: { control in client.events(for: request, control: control) }, bufferLimit: bufferLimit)
     }
 }
 
@@ -33,7 +37,7 @@ extension Client {
         _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:]
     ) throws(SluiceError) -> ResponseStream {
         let request = try makeRequest(method, path, parameters: parameters, headers: headers).prepared()
-        return ResponseStream(request: request, transport: transport)
+        return ResponseStream(request: request, client: self)
     }
 
     /// Streams the body of `GET path` (see `ResponseStream`).

@@ -17,6 +17,15 @@ public final class Client: Sendable {
         public var requestOptions = RequestOptions()
         /// The methods whose parameters go in the query string; others put them in the body.
         public var queryStringMethods: Set<HTTPMethod> = [.get, .head, .delete]
+        /// Retries of temporary failures for every request, or nil for none (the default, as in
+        /// Alamofire: a retry is a decision about the API, so it is asked for).
+        public var retryPolicy: RetryPolicy? = nil
+        /// Which redirects are followed (up to 10, secrets removed on a change of origin).
+        public var redirectPolicy: RedirectPolicy = .default
+        /// Credentials sent with every request to the origin it was made for, or nil.
+        public var authorization: Authorization? = nil
+        /// Where time-based interceptors (retry backoff) wait; a `TestScheduler` in tests.
+        public var scheduler: any DateScheduler = Client.defaultScheduler
 
         /// The default configuration.
         public init() {}
@@ -28,20 +37,57 @@ public final class Client: Sendable {
     public let configuration: Configuration
     /// What moves the bytes.
     public let transport: any Transport
+    /// The whole chain every request goes through, in order, before the transport: the user's
+    /// interceptors, then the built-in ones (see `Client.chain(_:configuration:)`).
+    public let interceptors: [any Interceptor]
     let resolution: BaseURLResolution?
-    let inFlight = InFlightRequests()
+    let inFlight: InFlightRequests
+    let eventHub: TaskEventHub
 
     /// Creates a client; fails with `.invalidURL` if `baseURL` is not an absolute http(s) URL.
+    ///
+    /// `interceptors` run first, in order, then the built-in ones the configuration asks for
+    /// (retry, redirects, default headers, credentials); see `Client.chain(_:configuration:)`.
+    public convenience init(
+        baseURL: String? = nil,
+        configuration: Configuration = Configuration(),
+        interceptors: [any Interceptor] = [],
+        transport: any Transport = CurlTransport.shared
+    ) throws(SluiceError) {
+        try self.init(
+            baseURL: baseURL, configuration: configuration,
+            chain: Self.chain(interceptors, configuration: configuration), transport: transport)
+    }
+
+    /// Creates a client whose requests go through exactly `chain`, in this order, then the
+    /// transport: no built-in interceptor is added, so the caller places or leaves out each one.
     public init(
         baseURL: String? = nil,
         configuration: Configuration = Configuration(),
+        chain: [any Interceptor],
         transport: any Transport = CurlTransport.shared
     ) throws(SluiceError) {
         resolution = try baseURL.map { (text) throws(SluiceError) in try BaseURLResolution(text) }
         self.baseURL = resolution?.baseURL
         self.configuration = configuration
         self.transport = transport
+        self.interceptors = chain
+        self.inFlight = InFlightRequests()
+        self.eventHub = TaskEventHub()
     }
+
+    init(deriving client: Client, chain: [any Interceptor]) {
+        resolution = client.resolution
+        baseURL = client.baseURL
+        configuration = client.configuration
+        transport = client.transport
+        interceptors = chain
+        inFlight = client.inFlight
+        eventHub = client.eventHub
+    }
+
+    /// The scheduler of the default configuration.
+    public static let defaultScheduler: any DateScheduler = QueueScheduler(name: "sluice.client")
 
     /// The absolute URL for `path` (see `BaseURLResolution`).
     public func url(for path: String) throws(SluiceError) -> URL {
@@ -53,7 +99,8 @@ public final class Client: Sendable {
         return url
     }
 
-    /// The request `method path` with `parameters` encoded and the default headers applied.
+    /// The request `method path` with `parameters` encoded (the default headers are added later,
+    /// by the chain's `DefaultHeadersInterceptor`).
     public func makeRequest(
         _ method: HTTPMethod,
         _ path: String,
@@ -62,33 +109,13 @@ public final class Client: Sendable {
         headers: HTTPHeaders = [:]
     ) throws(SluiceError) -> Request {
         var request = Request(
-            method: method, url: try url(for: path), headers: configuration.defaultHeaders.merging(headers),
-            options: configuration.requestOptions)
+            method: method, url: try url(for: path), headers: headers, options: configuration.requestOptions)
         if let parameters {
             let encoding =
                 encoding ?? URLEncoding(destination: .methodDependent, queryMethods: configuration.queryStringMethods)
             request = try encoding.encode(request, with: parameters)
         }
         return request
-    }
-
-    /// A cold producer that sends `request` and delivers its response.
-    public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
-        let prepared: PreparedRequest
-        do throws(SluiceError) {
-            prepared = try request.prepared()
-        } catch {
-            return SignalProducer(error: error)
-        }
-        let transport = self.transport
-        let inFlight = self.inFlight
-        return SignalProducer { observer, lifetime in
-            // Cancelling through the client interrupts this subscription as disposing it would:
-            // the interruption ends the lifetime, which cancels the transfer.
-            let id = inFlight.register(method: request.method, url: request.url) { observer.sendInterrupted() }
-            lifetime.observeEnded { inFlight.remove(id) }
-            lifetime += transport.response(for: prepared).start(observer)
-        }
     }
 
     /// A cold producer for `method path`: parameters are encoded when it is made; an invalid

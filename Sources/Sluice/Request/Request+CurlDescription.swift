@@ -107,7 +107,7 @@ private struct CurlBodyArguments {
 }
 
 /// Quoting for POSIX shells, and the other small pieces of a curl command line.
-private enum CurlShell {
+enum CurlShell {
     /// Headers whose values are credentials.
     static let redactedHeaderNames = ["Authorization", "Proxy-Authorization", "Cookie"]
 

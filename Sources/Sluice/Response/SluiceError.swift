@@ -116,10 +116,17 @@ extension SluiceError {
         public static let retryExhausted = Code("retryExhausted")
         /// Too many redirects, a loop, or a redirect to a scheme that is not allowed.
         public static let redirectFailed = Code("redirectFailed")
+        /// An interceptor failed the request: an adapter threw, or a token could not be fetched.
+        public static let interceptorFailed = Code("interceptorFailed")
+        /// A credential could not be refreshed after the server answered 401.
+        public static let authenticationFailed = Code("authenticationFailed")
         /// The request was cancelled before it finished.
         public static let cancelled = Code("cancelled")
         /// The stream ended without the value that was awaited.
         public static let noValue = Code("noValue")
+        /// The network cannot be watched: the kernel's netlink route socket could not be opened or
+        /// read (a sandbox without `AF_NETLINK`, for example), so reachability stays `unknown`.
+        public static let reachabilityUnavailable = Code("reachabilityUnavailable")
     }
 
     /// Which timeout fired.

@@ -11,15 +11,15 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
 
-    let transport: any Transport
-    let request: PreparedRequest
+    /// The transfer's events, for a control that suspends and resumes it.
+    let transfer: @Sendable (TransferControl) -> SignalProducer<TransferEvent, SluiceError>
     let bufferLimit: Int
 
     /// Starts the transfer and returns an iterator over its body.
     public func makeAsyncIterator() -> Iterator {
         let control = TransferControl()
         let buffer = BodyBuffer(limit: bufferLimit, control: control)
-        let values = transport.transfer(request, control: control)
+        let values = transfer(control)
             .on(event: { event in
                 if case .value(.head(let head)) = event { buffer.head.withLock { $0 = head } }
             })
@@ -100,6 +100,6 @@ final class BodyBuffer: Sendable {
 extension Transport {
     /// The response body of `request` as chunks with backpressure (see `ResponseBodyStream`).
     public func bodyStream(for request: PreparedRequest, bufferLimit: Int = 4 << 20) -> ResponseBodyStream {
-        ResponseBodyStream(transport: self, request: request, bufferLimit: bufferLimit)
+        ResponseBodyStream(transfer: { control in self.transfer(request, control: control) }, bufferLimit: bufferLimit)
     }
 }

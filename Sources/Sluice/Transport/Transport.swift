@@ -83,7 +83,11 @@ final class ResponseAccumulator: Sendable {
     func add(_ event: TransferEvent) -> TransferMetrics? {
         switch event {
         case .head(let head): state.withLock { $0.head = head }
-        case .body(let chunk): state.withLock { $0.body.append(chunk) }
+        case .body(let chunk):
+            // The first chunk is kept as it is: a body delivered whole is never copied.
+            state.withLock { s in
+                if s.body.isEmpty { s.body = chunk } else { s.body.append(chunk) }
+            }
         case .completed(let metrics): return metrics
         case .uploadProgress, .downloadProgress: break
         }

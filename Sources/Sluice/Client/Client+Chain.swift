@@ -1,0 +1,80 @@
+import Foundation
+
+extension Client {
+    /// The chain of a client made with `interceptors`, in the order requests go through it:
+    ///
+    /// 1. the user's interceptors, in their order: they see each request once, as the user made it;
+    /// 2. retry: each attempt goes through everything below it again;
+    /// 3. redirects: each hop goes through everything below it;
+    /// 4. default headers, then the configured credentials (for the original origin only);
+    /// 5. then the transport.
+    public static func chain(_ interceptors: [any Interceptor], configuration: Configuration) -> [any Interceptor] {
+        var chain = interceptors
+        if let policy = configuration.retryPolicy { chain.append(RetryInterceptor(policy)) }
+        chain.append(RedirectInterceptor(configuration.redirectPolicy))
+        chain.append(DefaultHeadersInterceptor(configuration.defaultHeaders))
+        if let authorization = configuration.authorization { chain.append(AuthorizationInterceptor(authorization)) }
+        return chain
+    }
+
+    /// A client that sends through `interceptors` first, then through this client's chain; it shares
+    /// this client's transport and in-flight requests (`cancelAll()` on either cancels both).
+    ///
+    ///     let user = try await client.intercepted(by: .bearer { token }).get("me").decode(User.self).value
+    public func intercepted(by interceptors: any Interceptor...) -> Client {
+        Client(deriving: self, chain: interceptors + self.interceptors)
+    }
+
+    /// A cold producer that sends `request` through the chain and delivers its response; every
+    /// start sends it again, disposing cancels it. An invalid request fails when started, and
+    /// nothing is sent.
+    public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
+        let inFlight = self.inFlight
+        let chain = self.interceptors
+        let transport = self.transport
+        let scheduler = configuration.scheduler
+        let hub = eventHub
+        return SignalProducer { observer, lifetime in
+            // Cancelling through the client interrupts this subscription as disposing it would:
+            // the interruption ends the lifetime, which cancels the transfer.
+            let id = inFlight.register(method: request.method, url: request.url) { observer.sendInterrupted() }
+            lifetime.observeEnded { inFlight.remove(id) }
+            let exchange = Exchange(
+                request: request, transport: transport, scheduler: scheduler, delivery: .buffered,
+                reporter: hub.reporter(for: hub.makeTaskID(), request: request))
+            let accumulator = ResponseAccumulator()
+            lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start {
+                event in
+                switch event {
+                case .value(let transferEvent):
+                    guard let metrics = accumulator.add(transferEvent) else { return }
+                    do throws(SluiceError) {
+                        let sent = exchange.lastSentRequest ?? request
+                        observer.send(value: try accumulator.response(for: sent, metrics: metrics))
+                    } catch {
+                        observer.send(error: error)
+                    }
+                case .failed(let error): observer.send(error: error)
+                case .completed: observer.sendCompleted()
+                case .interrupted: observer.sendInterrupted()
+                }
+            }
+        }
+    }
+
+    /// The transfer events of `request` through the chain, delivered as they happen (chunks and
+    /// progress); `control` can suspend and resume the transfer.
+    func events(for request: Request, control: TransferControl?) -> SignalProducer<TransferEvent, SluiceError> {
+        let chain = self.interceptors
+        let transport = self.transport
+        let scheduler = configuration.scheduler
+        let hub = eventHub
+        return SignalProducer { observer, lifetime in
+            let exchange = Exchange(
+                request: request, transport: transport, scheduler: scheduler, delivery: .streaming(control),
+                reporter: hub.reporter(for: hub.makeTaskID(), request: request))
+            lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start(
+                observer)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// One step in the life of a request, as `Client.events` and a request's own observers see it
+/// (AFNetworking's task notifications, as values).
+///
+/// Every event names its task, so one observer can follow many requests at once.
+public struct TaskEvent: Sendable {
+    /// The task the event belongs to.
+    public let taskID: TaskID
+    /// The request as the user made it (before interceptors adapted it).
+    public let request: Request
+    /// What happened.
+    public let kind: Kind
+
+    /// Creates an event.
+    public init(taskID: TaskID, request: Request, kind: Kind) {
+        self.taskID = taskID
+        self.request = request
+        self.kind = kind
+    }
+
+    /// What happened to a task.
+    public enum Kind: Sendable {
+        /// The task was started; nothing was sent yet.
+        case created
+        /// The transfer was resumed after a suspension.
+        case resumed
+        /// The transfer was suspended: no bytes move until it is resumed.
+        case suspended
+        /// The task was cancelled before it finished.
+        case cancelled
+        /// Bytes of the request body sent so far.
+        case uploadProgress(TransferProgress)
+        /// Bytes of the response body received so far.
+        case downloadProgress(TransferProgress)
+        /// The status line and headers of a response arrived (one per attempt and per redirect hop).
+        case responseReceived(ResponseHead)
+        /// The retry interceptor will send the request again.
+        case retried(RetryAttempt)
+        /// The redirect interceptor follows a redirect.
+        case redirected(RedirectHop)
+        /// The task finished, with its response or its error.
+        case completed(TaskCompletion)
+    }
+}
+
+/// Identifies one started task; unique within the process.
+public struct TaskID: Hashable, Sendable, CustomStringConvertible {
+    /// The number, increasing in the order tasks were started.
+    public let rawValue: UInt64
+
+    /// Creates an identifier.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// `#` and the number.
+    public var description: String { "#\(rawValue)" }
+}
+
+/// A retry about to happen: which attempt comes next, why, and after how long.
+public struct RetryAttempt: Sendable {
+    /// The number of the attempt that will be made (2 for the first retry).
+    public let attempt: Int
+    /// Why the previous attempt is retried.
+    public let reason: RetryReason
+    /// How long the retry waits before sending.
+    public let delay: Duration
+
+    /// Creates a retry record.
+    public init(attempt: Int, reason: RetryReason, delay: Duration) {
+        self.attempt = attempt
+        self.reason = reason
+        self.delay = delay
+    }
+}
+
+/// Why an attempt was retried.
+public enum RetryReason: Sendable, CustomStringConvertible {
+    /// The server answered with a retryable status (503, 429…).
+    case status(Int)
+    /// The transfer failed before a response arrived.
+    case error(SluiceError)
+    /// The server answered 401 and the credential was refreshed.
+    case unauthorized
+
+    /// A short description, e.g. `status 503`.
+    public var description: String {
+        switch self {
+        case .status(let code): return "status \(code)"
+        case .error(let error): return "\(error.code)"
+        case .unauthorized: return "401, credential refreshed"
+        }
+    }
+}
+
+/// A redirect being followed.
+public struct RedirectHop: Sendable {
+    /// The URL that answered with the redirect.
+    public let from: URL
+    /// The URL the next request goes to.
+    public let to: URL
+    /// The redirect's status (301, 302, 303, 307 or 308).
+    public let status: Int
+    /// The method of the next request (GET after a 303, for instance).
+    public let method: HTTPMethod
+
+    /// Creates a redirect record.
+    public init(from: URL, to: URL, status: Int, method: HTTPMethod) {
+        self.from = from
+        self.to = to
+        self.status = status
+        self.method = method
+    }
+}
+
+/// How a task ended.
+public enum TaskCompletion: Sendable {
+    /// The final response (the body is in it when it was collected in memory; `fileURL` for downloads).
+    case response(Response)
+    /// The error the task failed with.
+    case failure(SluiceError)
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+
+/// What one start of a request shares along its chain: the request as the user made it, the
+/// transport at the end, where lifecycle events go, and the request last handed to the transport
+/// (after redirects, the one the final response answers).
+final class Exchange: Sendable {
+    /// How the transport step moves the bytes.
+    enum Delivery: Sendable {
+        /// Collect the body in the transport and deliver it as one chunk: the cheapest path, for
+        /// callers that want the whole response and no progress.
+        case buffered
+        /// Deliver chunks and progress as they happen; `control` can suspend the transfer.
+        case streaming(TransferControl?)
+    }
+
+    let originalRequest: Request
+    let transport: any Transport
+    let scheduler: any DateScheduler
+    let delivery: Delivery
+    private let reporter: (@Sendable (TaskEvent.Kind) -> Void)?
+    private let lastSent = Mutex<Request?>(nil)
+
+    init(
+        request: Request, transport: any Transport, scheduler: any DateScheduler, delivery: Delivery,
+        reporter: (@Sendable (TaskEvent.Kind) -> Void)?
+    ) {
+        originalRequest = request
+        self.transport = transport
+        self.scheduler = scheduler
+        self.delivery = delivery
+        self.reporter = reporter
+    }
+
+    /// The request most recently handed to the transport.
+    var lastSentRequest: Request? { lastSent.withLock { $0 } }
+
+    /// Whether anybody observes lifecycle events (so callers can skip building them).
+    var isReporting: Bool { reporter != nil }
+
+    /// Sends a lifecycle event to the observers, if there are any.
+    func report(_ kind: TaskEvent.Kind) {
+        reporter?(kind)
+    }
+
+    /// The end of the chain: validates `request` and hands it to the transport.
+    func transfer(_ request: Request) -> SignalProducer<TransferEvent, SluiceError> {
+        let prepared: PreparedRequest
+        do throws(SluiceError) {
+            prepared = try request.prepared()
+        } catch {
+            return SignalProducer(error: error)
+        }
+        let transport = self.transport
+        let delivery = self.delivery
+        return SignalProducer { [self] observer, lifetime in
+            lastSent.withLock { $0 = request }
+            switch delivery {
+            case .streaming(let control):
+                lifetime += transport.transfer(prepared, control: control).start(observer)
+            case .buffered:
+                lifetime += transport.response(for: prepared).start { event in
+                    switch event {
+                    case .value(let response):
+                        observer.send(
+                            value: .head(
+                                ResponseHead(
+                                    status: response.status, headers: response.headers,
+                                    httpVersion: response.httpVersion)))
+                        if !response.body.isEmpty { observer.send(value: .body(response.body)) }
+                        observer.send(value: .completed(response.metrics ?? TransferMetrics()))
+                    case .failed(let error): observer.send(error: error)
+                    case .completed: observer.sendCompleted()
+                    case .interrupted: observer.sendInterrupted()
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A step in the chain every request goes through on its way to the transport (OkHttp's shape).
+///
+/// An interceptor receives the request and the rest of the chain. It calls `chain.proceed(_:)`
+/// zero or more times, and returns the transfer events the caller sees:
+///
+/// - to adapt the request, proceed with a changed copy;
+/// - to answer without the network, return events of its own and never proceed;
+/// - to observe or transform the response, map the events `proceed` returns;
+/// - to retry, start `proceed` again (each start sends the rest of the chain again);
+/// - to fail, return `SignalProducer(error:)`.
+///
+/// The events follow `TransferEvent`'s grammar: one `head`, then body chunks and progress, then
+/// `completed`. Everything is lazy: nothing runs until the caller starts the returned producer.
+///
+///     struct Tagging: Interceptor {
+///         func intercept(_ request: Request, chain: InterceptorChain)
+///             -> SignalProducer<TransferEvent, SluiceError> {
+///             var request = request
+///             request.headers["X-Request-ID"] = UUID().uuidString
+///             return chain.proceed(request)
+///         }
+///     }
+public protocol Interceptor: Sendable {
+    /// Sends `request` through the rest of `chain`, or answers it, and returns the transfer's events.
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError>
+}
+
+/// The rest of the chain, as an interceptor sees it: the interceptors after it, then the transport.
+public struct InterceptorChain: Sendable {
+    let interceptors: [any Interceptor]
+    let index: Int
+    let exchange: Exchange
+
+    /// The request as it entered the chain, before any interceptor changed it.
+    public var originalRequest: Request { exchange.originalRequest }
+
+    /// The scheduler time-based interceptors (retry backoff) wait on.
+    public var scheduler: any DateScheduler { exchange.scheduler }
+
+    /// A cold producer that sends `request` through the rest of the chain; every start sends it again.
+    public func proceed(_ request: Request) -> SignalProducer<TransferEvent, SluiceError> {
+        guard index < interceptors.count else { return exchange.transfer(request) }
+        let next = InterceptorChain(interceptors: interceptors, index: index + 1, exchange: exchange)
+        return interceptors[index].intercept(request, chain: next)
+    }
+
+    /// Reports a step of the request's lifecycle (a retry, a redirect) to the client's and the
+    /// request's event observers.
+    public func report(_ event: TaskEvent.Kind) {
+        exchange.report(event)
+    }
+}

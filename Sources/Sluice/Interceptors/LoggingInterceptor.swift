@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Logs each request and its response through swift-log, so the application chooses where the
+/// lines go.
+///
+/// At `.info` (the default level of the request and response lines): one line as the request goes
+/// out (`→ GET https://…`) and one as it ends (`← 200 GET https://… 12 ms, 1.2 KB`, or the error).
+/// At `.debug`: the headers of both, and the first bytes of text bodies. The values of
+/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`, the headers named in
+/// `redactedHeaders`, and passwords in URLs are replaced by `***`.
+public struct LoggingInterceptor: Interceptor {
+    /// Where the lines go.
+    public let logger: Logger
+    /// The level of the request and response lines.
+    public let level: Logger.Level
+    /// Header names whose values are never logged, besides the credential headers.
+    public let redactedHeaders: Set<String>
+    /// How many bytes of a text body are logged at debug level.
+    public let bodyPreviewLimit: Int
+
+    /// The headers whose values are always redacted.
+    public static let credentialHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+
+    /// Creates the interceptor.
+    public init(
+        logger: Logger = Logger(label: "sluice"), level: Logger.Level = .info, redactedHeaders: Set<String> = [],
+        bodyPreviewLimit: Int = 1024
+    ) {
+        self.logger = logger
+        self.level = level
+        self.redactedHeaders = redactedHeaders
+        self.bodyPreviewLimit = bodyPreviewLimit
+    }
+
+    /// Logs `request`, proceeds, and logs how it ended.
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+        guard logger.logLevel <= level || logger.logLevel <= .debug else { return chain.proceed(request) }
+        let line = "\(request.method.rawValue) \(CurlShell.redactingPassword(in: request.url.absoluteString))"
+        let this = self
+        return SignalProducer { observer, lifetime in
+            let started = ContinuousClock.now
+            let response = Mutex<(head: ResponseHead?, bytes: Int64, preview: Data, finished: Bool)>(
+                (nil, 0, Data(), false))
+            this.logger.log(level: this.level, "→ \(line)")
+            if this.logger.logLevel <= .debug {
+                this.logger.debug("→ headers \(this.describe(request.headers))")
+                if case .data(let body) = request.body,
+                    let text = this.preview(body, type: request.headers["Content-Type"])
+                {
+                    this.logger.debug("→ body \(text)")
+                }
+            }
+            lifetime += chain.proceed(request).start { event in
+                switch event {
+                case .value(.head(let head)):
+                    response.withLock { $0.head = head }
+                    if this.logger.logLevel <= .debug {
+                        this.logger.debug("← headers \(head.status) \(this.describe(head.headers))")
+                    }
+                case .value(.body(let chunk)):
+                    response.withLock { r in
+                        r.bytes += Int64(chunk.count)
+                        if r.preview.count < this.bodyPreviewLimit {
+                            r.preview.append(chunk.prefix(this.bodyPreviewLimit - r.preview.count))
+                        }
+                    }
+                case .value(.completed(let metrics)):
+                    let (head, bytes, preview) = response.withLock { r in
+                        r.finished = true
+                        return (r.head, r.bytes, r.preview)
+                    }
+                    let size = Self.size(max(bytes, metrics.bytesReceived))
+                    let status = head.map { "\($0.status)" } ?? "???"
+                    this.logger.log(
+                        level: this.level, "← \(status) \(line) \(Self.milliseconds(since: started)), \(size)")
+                    if this.logger.logLevel <= .debug,
+                        let text = this.preview(preview, type: head?.headers["Content-Type"])
+                    {
+                        this.logger.debug("← body \(text)")
+                    }
+                case .failed(let error):
+                    this.logger.log(
+                        level: max(this.level, .warning), "✗ \(line) \(Self.milliseconds(since: started)): \(error)")
+                case .interrupted:
+                    // A caller that stops listening once the response is complete (`.value`
+                    // does) interrupts a transfer that has already finished: not a cancellation.
+                    if response.withLock({ $0.finished }) { break }
+                    this.logger.log(level: this.level, "✗ \(line) cancelled after \(Self.milliseconds(since: started))")
+                case .value, .completed:
+                    break
+                }
+                observer.send(event)
+            }
+        }
+    }
+
+    func describe(_ headers: HTTPHeaders) -> String {
+        let secret = Self.credentialHeaders.union(redactedHeaders)
+        let fields = headers.map { field in
+            let hidden = secret.contains { field.name.caseInsensitiveEquals($0) }
+            return "\(field.name): \(hidden ? "***" : field.value)"
+        }
+        return "[" + fields.joined(separator: ", ") + "]"
+    }
+
+    /// The first bytes of a body when it is text (by its content type, or valid UTF-8 when untyped).
+    func preview(_ body: Data, type: String?) -> String? {
+        guard !body.isEmpty else { return nil }
+        let lowered = type?.lowercased() ?? ""
+        let isText =
+            lowered.isEmpty || lowered.hasPrefix("text/") || lowered.contains("json") || lowered.contains("xml")
+            || lowered.contains("x-www-form-urlencoded")
+        guard isText, let text = String(data: body.prefix(bodyPreviewLimit), encoding: .utf8) else { return nil }
+        return body.count > bodyPreviewLimit ? text + "…" : text
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> String {
+        let elapsed = ContinuousClock.now - start
+        return String(format: "%.0f ms", elapsed.timeInterval * 1000)
+    }
+
+    static func size(_ bytes: Int64) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1 << 20 { return String(format: "%.1f KB", Double(bytes) / 1024) }
+        return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+}
+
+extension Interceptor where Self == LoggingInterceptor {
+    /// Logs requests and responses through swift-log (see `LoggingInterceptor`).
+    public static func logging(
+        _ logger: Logger = Logger(label: "sluice"), level: Logger.Level = .info, redactedHeaders: Set<String> = []
+    ) -> LoggingInterceptor {
+        LoggingInterceptor(logger: logger, level: level, redactedHeaders: redactedHeaders)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The pure rules of following a redirect: which responses are redirects, what the next request
+/// is, and which redirects are refused. No I/O, so they are tested without a network.
+enum RedirectRules {
+    /// The statuses that are followed.
+    static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The next request after `request` was answered by `head`, or nil when `head` is not a
+    /// redirect to follow (not a redirect status, or no `Location`). Throws `.redirectFailed`
+    /// for a target that may not be followed.
+    static func nextRequest(after request: Request, head: ResponseHead, policy: RedirectPolicy) throws(SluiceError)
+        -> Request?
+    {
+        guard statuses.contains(head.status), let location = head.headers["Location"], !location.isEmpty else {
+            return nil
+        }
+        guard let target = resolve(location, against: request.url) else {
+            throw SluiceError(
+                .redirectFailed,
+                "The \(head.status) redirect from \(request.url.absoluteString) has an invalid Location: \(location.debugDescription)."
+            )
+        }
+        let scheme = target.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw SluiceError(
+                .redirectFailed,
+                "Refused to follow a redirect from \(request.url.absoluteString) to \(target.absoluteString): only http and https are followed."
+            )
+        }
+        if request.url.scheme?.lowercased() == "https", scheme == "http", !policy.allowsDowngrade {
+            throw SluiceError(
+                .redirectFailed,
+                "Refused to follow a redirect from \(request.url.absoluteString) to \(target.absoluteString): it downgrades https to http."
+            )
+        }
+        var next = request
+        next.url = target
+        if [301, 302, 303].contains(head.status), request.method != .head {
+            next.method = .get
+            next.body = .empty
+            for name in ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"] {
+                next.headers.remove(name: name)
+            }
+        }
+        if origin(of: request.url) != origin(of: target) {
+            for name in RedirectPolicy.credentialHeaders.union(policy.sensitiveHeaders) {
+                next.headers.remove(name: name)
+            }
+        }
+        return next
+    }
+
+    /// `location` resolved against `base` (RFC 9110 §10.2.2 allows relative references).
+    static func resolve(_ location: String, against base: URL) -> URL? {
+        let trimmed = location.trimmingCharacters(in: .whitespaces)
+        guard let url = URL(string: trimmed, relativeTo: base)?.absoluteURL, url.scheme != nil else { return nil }
+        return url
+    }
+
+    /// Scheme, host and port, with the scheme's default port filled in.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
+}

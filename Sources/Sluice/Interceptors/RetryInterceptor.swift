@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+
+/// Sends a request again when an attempt fails in a way the `RetryPolicy` calls temporary, after
+/// the policy's wait on the chain's scheduler (so tests use virtual time).
+///
+/// A retryable response is not passed on: its body is read and dropped, and the next attempt's
+/// response takes its place. Once a response head has been passed on, nothing is retried, so the
+/// caller never receives the same body bytes twice. When the attempts run out, the last response
+/// is passed on as it is (`validate()` then makes a 503 an error), or the last error.
+/// Each retry is reported as a `TaskEvent.Kind.retried` event.
+public struct RetryInterceptor: Interceptor {
+    /// When and how soon to retry.
+    public let policy: RetryPolicy
+    let scheduler: (any DateScheduler)?
+
+    /// Creates the interceptor; it waits on `scheduler`, or on the client's when nil.
+    public init(_ policy: RetryPolicy = .default, scheduler: (any DateScheduler)? = nil) {
+        self.policy = policy
+        self.scheduler = scheduler
+    }
+
+    /// Runs attempts of `request` until one succeeds or the policy stops.
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+        guard policy.maxAttempts > 1, policy.methods.contains(request.method) else { return chain.proceed(request) }
+        let policy = self.policy
+        let scheduler = self.scheduler ?? chain.scheduler
+        return SignalProducer { observer, lifetime in
+            let run = RetryRun(
+                policy: policy, request: request, chain: chain, scheduler: scheduler, observer: observer)
+            lifetime += run.current
+            run.startAttempt()
+        }
+    }
+}
+
+extension Interceptor where Self == RetryInterceptor {
+    /// Retries temporary failures as `policy` says (see `RetryPolicy` for the defaults).
+    public static func retry(_ policy: RetryPolicy = .default, scheduler: (any DateScheduler)? = nil)
+        -> RetryInterceptor
+    {
+        RetryInterceptor(policy, scheduler: scheduler)
+    }
+}
+
+/// One start of a retried request: the attempts, one at a time.
+final class RetryRun: Sendable {
+    private struct State {
+        var attempt = 0
+        var started = Date()
+        /// A head has been passed on; from then on failures are final.
+        var delivered = false
+        /// The current attempt's response is retryable: its events are dropped, and the retry
+        /// waits this long once the attempt ends.
+        var pendingRetry: (delay: Duration, reason: RetryReason)?
+    }
+
+    private let policy: RetryPolicy
+    private let request: Request
+    private let chain: InterceptorChain
+    private let scheduler: any DateScheduler
+    private let observer: Observer<TransferEvent, SluiceError>
+    private let state = Mutex(State())
+    /// The running attempt, or the wait before the next one.
+    let current = SerialDisposable()
+
+    init(
+        policy: RetryPolicy, request: Request, chain: InterceptorChain, scheduler: any DateScheduler,
+        observer: Observer<TransferEvent, SluiceError>
+    ) {
+        self.policy = policy
+        self.request = request
+        self.chain = chain
+        self.scheduler = scheduler
+        self.observer = observer
+    }
+
+    func startAttempt() {
+        let now = scheduler.currentDate
+        state.withLock { s in
+            if s.attempt == 0 { s.started = now }
+            s.attempt += 1
+            s.pendingRetry = nil
+        }
+        // The attempt's disposable is in place before it starts: an attempt that ends during
+        // `start` schedules the retry into `current`, which must not then be overwritten.
+        let attempt = SerialDisposable()
+        current.inner = attempt
+        attempt.inner = chain.proceed(request).start { [self] event in handle(event) }
+    }
+
+    private func handle(_ event: Event<TransferEvent, SluiceError>) {
+        switch event {
+        case .value(.head(let head)):
+            let (attempt, started) = state.withLock { s in (s.attempt, s.started) }
+            let elapsed = elapsedTime(since: started)
+            if let delay = policy.delay(
+                after: .response(head), attempt: attempt, method: request.method, elapsed: elapsed,
+                now: scheduler.currentDate)
+            {
+                state.withLock { $0.pendingRetry = (delay, .status(head.status)) }
+            } else {
+                state.withLock { $0.delivered = true }
+                observer.send(value: .head(head))
+            }
+        case .value(let other):
+            if state.withLock({ $0.pendingRetry == nil }) { observer.send(value: other) }
+        case .completed:
+            if let pending = state.withLock({ $0.pendingRetry }) {
+                scheduleRetry(after: pending.delay, reason: pending.reason)
+            } else {
+                observer.sendCompleted()
+            }
+        case .failed(let error):
+            let (attempt, started, delivered, pending) = state.withLock { s in
+                (s.attempt, s.started, s.delivered, s.pendingRetry)
+            }
+            let elapsed = elapsedTime(since: started)
+            if let pending {
+                // The retryable response's body broke off: it was going to be dropped anyway.
+                scheduleRetry(after: pending.delay, reason: pending.reason)
+            } else if !delivered,
+                let delay = policy.delay(
+                    after: .failure(error), attempt: attempt, method: request.method, elapsed: elapsed,
+                    now: scheduler.currentDate)
+            {
+                scheduleRetry(after: delay, reason: .error(error))
+            } else {
+                observer.send(error: error)
+            }
+        case .interrupted:
+            observer.sendInterrupted()
+        }
+    }
+
+    private func elapsedTime(since start: Date) -> Duration {
+        .timeInterval(max(0, scheduler.currentDate.timeIntervalSince(start)))
+    }
+
+    private func scheduleRetry(after delay: Duration, reason: RetryReason) {
+        let next = state.withLock { $0.attempt + 1 }
+        chain.report(.retried(RetryAttempt(attempt: next, reason: reason, delay: delay)))
+        // In place before scheduling: a short wait can run out, and start the next attempt into
+        // `current`, before `schedule` returns.
+        let wait = SerialDisposable()
+        current.inner = wait
+        wait.inner = scheduler.schedule(after: delay) { [self] in startAttempt() }
+    }
+}

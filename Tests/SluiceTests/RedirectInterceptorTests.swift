@@ -1,0 +1,118 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+@Suite("Redirect interceptor")
+struct RedirectInterceptorTests {
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func everyRedirectCodeAgainstTheServer(status: Int) async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let log = EventLog(client)
+            let target = server.url(for: .echo)
+            let response = try await client.request(
+                .post, server.url(for: .redirect(status: status, to: target)).absoluteString,
+                parameters: ["name": "ada"]
+            ).value
+            let echo = try JSONDecoder().decode(EchoReply.self, from: response.body)
+            let keepsMethod = status == 307 || status == 308
+            #expect(echo.method == (keepsMethod ? "POST" : "GET"))
+            #expect(echo.bodyLength == (keepsMethod ? 8 : 0))
+            #expect(response.request.url == target, "the response's request is the last hop's")
+            #expect(log.redirects.map(\.status) == [status])
+            #expect(log.redirects.first?.to == target)
+        }
+    }
+
+    @Test func aFileBodyIsSentAgainFromItsStartOn307() async throws {
+        try await withServer { server, transport in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-307-\(UUID()).bin")
+            let bytes = MockServer.deterministicBytes(count: 200_000)
+            try bytes.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let request = Request(
+                method: .put, url: server.url(for: .redirect(status: 307, to: server.url(for: .echo))),
+                body: .file(file))
+            let echo = try JSONDecoder().decode(EchoReply.self, from: try await client.send(request).value.body)
+            #expect(echo.bodyChecksum == MockServer.checksum(of: bytes))
+        }
+    }
+
+    @Test func aCrossOriginRedirectDropsTheSecrets() async throws {
+        try await withServer { server, transport in
+            let other = try await MockServer.start()
+            defer { Task { try? await other.shutdown() } }
+            var configuration = Client.Configuration()
+            configuration.authorization = .basic(user: "ada", password: "pw")
+            configuration.redirectPolicy = RedirectPolicy(sensitiveHeaders: ["X-Api-Key"])
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration,
+                interceptors: [.bearer { "user-token" }], transport: transport)
+            let away = server.url(for: .redirect(status: 302, to: other.url(for: .echo)))
+            _ = try await client.get(
+                away.absoluteString, headers: ["Cookie": "session=1", "X-Api-Key": "key", "X-Trace": "t"]
+            ).value
+            let first = try #require(server.requests(to: "/redirect").first)
+            #expect(first.headers["Authorization"] == "Bearer user-token")
+            #expect(first.headers["X-Api-Key"] == "key")
+            let received = try #require(other.requests(to: "/echo").first)
+            for name in ["Authorization", "Cookie", "X-Api-Key"] {
+                #expect(received.headers[name] == nil, "\(name) must not reach another origin")
+            }
+            #expect(received.headers["X-Trace"] == "t")
+        }
+    }
+
+    @Test func theHopLimitAndLoopsFail() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let ten = try await client.get(server.url(for: .redirectChain(count: 10)).absoluteString).value
+            #expect(ten.status == 200)
+            do throws(SluiceError) {
+                _ = try await client.get(server.url(for: .redirectChain(count: 11)).absoluteString).value
+                Issue.record("eleven hops fail")
+            } catch {
+                #expect(error.code == .redirectFailed)
+                #expect(error.message.contains("more than 10 times"))
+            }
+            server.script("/loop-a", ScriptedResponse(status: 302, headers: ["Location": "/loop-b"]))
+            server.script("/loop-b", ScriptedResponse(status: 302, headers: ["Location": "/loop-a"]))
+            do throws(SluiceError) {
+                _ = try await client.get("loop-a").value
+                Issue.record("a loop fails")
+            } catch {
+                #expect(error.code == .redirectFailed)
+                #expect(error.message.contains("Redirect loop"))
+            }
+            #expect(server.requests(to: "/loop-a").count == 1)
+        }
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/file"])
+    func redirectsToOtherSchemesAreRefused(target: String) async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            do throws(SluiceError) {
+                _ = try await client.get(
+                    server.url(for: .redirect(status: 302, to: URL(string: target)!)).absoluteString
+                ).value
+                Issue.record("refused")
+            } catch {
+                #expect(error.code == .redirectFailed)
+            }
+        }
+    }
+
+    @Test func redirectsCanBeTurnedOff() async throws {
+        try await withServer { server, transport in
+            var configuration = Client.Configuration()
+            configuration.redirectPolicy = .none
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            let response = try await client.get(server.url(for: .redirectChain(count: 1)).absoluteString).value
+            #expect(response.status == 302)
+        }
+    }
+}
