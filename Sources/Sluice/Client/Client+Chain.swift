@@ -30,18 +30,34 @@ extension Client {
     /// nothing is sent.
     public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
         let inFlight = self.inFlight
-        let chain = self.interceptors
-        let transport = self.transport
-        let scheduler = configuration.scheduler
         let hub = eventHub
-        return SignalProducer { observer, lifetime in
+        return SignalProducer { [self] observer, lifetime in
             // Cancelling through the client interrupts this subscription as disposing it would:
             // the interruption ends the lifetime, which cancels the transfer.
             let id = inFlight.register(method: request.method, url: request.url) { observer.sendInterrupted() }
             lifetime.observeEnded { inFlight.remove(id) }
+            let reporter = hub.reporter(for: request)
+            // Watched requests stream, so that progress can be reported; others take the cheaper
+            // collected path through the transport.
+            lifetime += collect(
+                request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter
+            ).start(observer)
+        }
+    }
+
+    /// The response of one run of `request` through the chain, its task's events sent to `reporter`.
+    func collect(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
+        Response, SluiceError
+    > {
+        let chain = self.interceptors
+        let transport = self.transport
+        let scheduler = configuration.scheduler
+        let aggregator = metricsAggregator
+        return SignalProducer { observer, lifetime in
+            reporter?.report(.created)
+            reporter?.report(.resumed)
             let exchange = Exchange(
-                request: request, transport: transport, scheduler: scheduler, delivery: .buffered,
-                reporter: hub.reporter(for: hub.makeTaskID(), request: request))
+                request: request, transport: transport, scheduler: scheduler, delivery: delivery, reporter: reporter)
             let accumulator = ResponseAccumulator()
             lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start {
                 event in
@@ -49,14 +65,24 @@ extension Client {
                 case .value(let transferEvent):
                     guard let metrics = accumulator.add(transferEvent) else { return }
                     do throws(SluiceError) {
-                        let sent = exchange.lastSentRequest ?? request
-                        observer.send(value: try accumulator.response(for: sent, metrics: metrics))
+                        var response = try accumulator.response(
+                            for: exchange.lastSentRequest ?? request, metrics: metrics)
+                        response.reporter = reporter
+                        aggregator.record(url: response.request.url, response: response)
+                        observer.send(value: response)
+                        reporter?.responseDelivered(response)
                     } catch {
+                        reporter?.complete(TaskCompletion(response: nil, error: error))
                         observer.send(error: error)
                     }
-                case .failed(let error): observer.send(error: error)
+                case .failed(let error):
+                    aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
+                    reporter?.complete(TaskCompletion(response: nil, error: error))
+                    observer.send(error: error)
                 case .completed: observer.sendCompleted()
-                case .interrupted: observer.sendInterrupted()
+                case .interrupted:
+                    reporter?.cancelled()
+                    observer.sendInterrupted()
                 }
             }
         }
@@ -70,11 +96,22 @@ extension Client {
         let scheduler = configuration.scheduler
         let hub = eventHub
         return SignalProducer { observer, lifetime in
+            let reporter = hub.reporter(for: request)
+            reporter?.report(.created)
+            reporter?.report(.resumed)
             let exchange = Exchange(
                 request: request, transport: transport, scheduler: scheduler, delivery: .streaming(control),
-                reporter: hub.reporter(for: hub.makeTaskID(), request: request))
-            lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start(
-                observer)
+                reporter: reporter)
+            lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start {
+                event in
+                switch event {
+                case .failed(let error): reporter?.complete(TaskCompletion(response: nil, error: error))
+                case .completed: reporter?.complete(TaskCompletion(response: nil, error: nil))
+                case .interrupted: reporter?.cancelled()
+                case .value: break
+                }
+                observer.send(event)
+            }
         }
     }
 }

@@ -43,6 +43,7 @@ public final class Client: Sendable {
     let resolution: BaseURLResolution?
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub
+    let metricsAggregator: MetricsAggregator
 
     /// Creates a client; fails with `.invalidURL` if `baseURL` is not an absolute http(s) URL.
     ///
@@ -74,6 +75,7 @@ public final class Client: Sendable {
         self.interceptors = chain
         self.inFlight = InFlightRequests()
         self.eventHub = TaskEventHub()
+        self.metricsAggregator = MetricsAggregator()
     }
 
     init(deriving client: Client, chain: [any Interceptor]) {
@@ -84,6 +86,7 @@ public final class Client: Sendable {
         interceptors = chain
         inFlight = client.inFlight
         eventHub = client.eventHub
+        metricsAggregator = client.metricsAggregator
     }
 
     /// The scheduler of the default configuration.

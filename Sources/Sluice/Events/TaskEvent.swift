@@ -112,10 +112,26 @@ public struct RedirectHop: Sendable {
     }
 }
 
-/// How a task ended.
-public enum TaskCompletion: Sendable {
-    /// The final response (the body is in it when it was collected in memory; `fileURL` for downloads).
-    case response(Response)
-    /// The error the task failed with.
-    case failure(SluiceError)
+/// How a task ended: what AFNetworking's DidComplete notification carried.
+public struct TaskCompletion: Sendable {
+    /// The final response, if one arrived.
+    public let response: Response?
+    /// The error the task failed with: a transport error, or a serializer's error.
+    public let error: SluiceError?
+    /// The value the pipeline's serializer produced (`decode`, `json`, `string`…), if one ran.
+    public let serializedValue: (any Sendable)?
+
+    /// Creates a completion record.
+    public init(response: Response?, error: SluiceError?, serializedValue: (any Sendable)? = nil) {
+        self.response = response
+        self.error = error
+        self.serializedValue = serializedValue
+    }
+
+    /// The body, when it was collected in memory.
+    public var body: Data? { response.flatMap { $0.fileURL == nil ? $0.body : nil } }
+    /// The file the body was written to, for downloads.
+    public var fileURL: URL? { response?.fileURL }
+    /// Timings and sizes of the last transfer.
+    public var metrics: TransferMetrics? { response?.metrics }
 }

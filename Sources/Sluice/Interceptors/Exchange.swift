@@ -18,12 +18,12 @@ final class Exchange: Sendable {
     let transport: any Transport
     let scheduler: any DateScheduler
     let delivery: Delivery
-    private let reporter: (@Sendable (TaskEvent.Kind) -> Void)?
+    let reporter: TaskReporter?
     private let lastSent = Mutex<Request?>(nil)
 
     init(
         request: Request, transport: any Transport, scheduler: any DateScheduler, delivery: Delivery,
-        reporter: (@Sendable (TaskEvent.Kind) -> Void)?
+        reporter: TaskReporter?
     ) {
         originalRequest = request
         self.transport = transport
@@ -40,7 +40,7 @@ final class Exchange: Sendable {
 
     /// Sends a lifecycle event to the observers, if there are any.
     func report(_ kind: TaskEvent.Kind) {
-        reporter?(kind)
+        reporter?.report(kind)
     }
 
     /// The end of the chain: validates `request` and hands it to the transport.
@@ -57,7 +57,21 @@ final class Exchange: Sendable {
             lastSent.withLock { $0 = request }
             switch delivery {
             case .streaming(let control):
-                lifetime += transport.transfer(prepared, control: control).start(observer)
+                let events = transport.transfer(prepared, control: control)
+                guard let reporter else {
+                    lifetime += events.start(observer)
+                    return
+                }
+                // Every attempt's and every hop's head and progress, as the transport sees them.
+                lifetime += events.start { event in
+                    switch event {
+                    case .value(.head(let head)): reporter.report(.responseReceived(head))
+                    case .value(.uploadProgress(let progress)): reporter.report(.uploadProgress(progress))
+                    case .value(.downloadProgress(let progress)): reporter.report(.downloadProgress(progress))
+                    default: break
+                    }
+                    observer.send(event)
+                }
             case .buffered:
                 lifetime += transport.response(for: prepared).start { event in
                     switch event {

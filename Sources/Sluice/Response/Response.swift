@@ -18,6 +18,8 @@ public struct Response: Sendable {
     public let metrics: TransferMetrics?
     /// The request that produced this response.
     public let request: Request
+    /// The lifecycle reporter of the task that produced it, when somebody watches its events.
+    var reporter: TaskReporter?
 
     /// Creates a response.
     public init(

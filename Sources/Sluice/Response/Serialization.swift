@@ -94,9 +94,20 @@ public enum Serialization {
 extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Turns each response into `serializer`'s value on `Serialization.queue`, off the transport's thread.
     public func serialize<S: ResponseSerializer>(using serializer: S) -> SignalProducer<S.Output, SluiceError> {
-        observe(on: Serialization.queue).attemptMap { (response) throws(SluiceError) -> S.Output in
-            try serializer.serialize(response)
-        }
+        // The claim happens on delivery, before the hop to the queue: the task's completion event
+        // then waits for the serialized value instead of reporting the bare response.
+        on(value: { $0.reporter?.claimCompletion() })
+            .observe(on: Serialization.queue)
+            .attemptMap { (response) throws(SluiceError) -> S.Output in
+                do throws(SluiceError) {
+                    let output = try serializer.serialize(response)
+                    response.reporter?.complete(TaskCompletion(response: response, error: nil, serializedValue: output))
+                    return output
+                } catch {
+                    response.reporter?.complete(TaskCompletion(response: response, error: error))
+                    throw error
+                }
+            }
     }
 
     /// The body's bytes, whatever the content type.

@@ -1,0 +1,69 @@
+import Foundation
+
+/// What a client's requests to each host looked like: counts, failures and latencies
+/// (`Client.metrics`).
+public struct ClientMetrics: Sendable, Equatable {
+    /// Per host (`host:port`).
+    public var hosts: [String: HostMetrics]
+
+    /// No requests yet.
+    public init(hosts: [String: HostMetrics] = [:]) {
+        self.hosts = hosts
+    }
+
+    /// All hosts together: counts summed (latencies are per host only).
+    public var requestCount: Int { hosts.values.reduce(0) { $0 + $1.requestCount } }
+}
+
+/// The requests of one client to one host.
+public struct HostMetrics: Sendable, Equatable {
+    /// Requests that ended, with a response or an error.
+    public var requestCount: Int
+    /// Requests that failed in the transport, or were answered with a 5xx status.
+    public var failureCount: Int
+    /// Responses that came over a reused connection.
+    public var reusedConnectionCount: Int
+    /// Body bytes received.
+    public var bytesReceived: Int64
+    /// Total transfer time percentiles, over the last 1,024 responses.
+    public var latency: LatencySummary
+
+    /// The share of requests that failed, from 0 to 1.
+    public var errorRate: Double { requestCount == 0 ? 0 : Double(failureCount) / Double(requestCount) }
+}
+
+/// Percentiles of the total transfer time.
+public struct LatencySummary: Sendable, Equatable {
+    /// The median.
+    public var p50: Duration
+    /// The 90th percentile.
+    public var p90: Duration
+    /// The 99th percentile.
+    public var p99: Duration
+    /// The slowest.
+    public var max: Duration
+
+    /// All zero.
+    public static let zero = LatencySummary(p50: .zero, p90: .zero, p99: .zero, max: .zero)
+
+    /// The percentiles of `samples` (nearest rank), or zero for none.
+    public init(samples: [Duration]) {
+        guard !samples.isEmpty else {
+            self = .zero
+            return
+        }
+        let sorted = samples.sorted()
+        func rank(_ p: Double) -> Duration {
+            sorted[Swift.min(sorted.count - 1, Swift.max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+        }
+        self.init(p50: rank(0.5), p90: rank(0.9), p99: rank(0.99), max: sorted[sorted.count - 1])
+    }
+
+    /// Creates a summary.
+    public init(p50: Duration, p90: Duration, p99: Duration, max: Duration) {
+        self.p50 = p50
+        self.p90 = p90
+        self.p99 = p99
+        self.max = max
+    }
+}
