@@ -30,6 +30,8 @@ do {
     try await StreamingDownload.run(client)
     try await MultipartUpload.run(client)
     try await CancellingAndBatches.run(client)
+    try await InterceptorsTour.run(baseURL: baseURL)
+    try await TasksAndEvents.run(client)
 } catch {
     print("The tour stopped: \(error)")
 }

@@ -135,3 +135,29 @@ public struct TaskCompletion: Sendable {
     /// Timings and sizes of the last transfer.
     public var metrics: TransferMetrics? { response?.metrics }
 }
+
+extension TaskEvent.Kind: CustomStringConvertible {
+    /// A short description, e.g. `responseReceived 200` or `retried: attempt 2 after status 503, in 0.5 s`.
+    public var description: String {
+        switch self {
+        case .created: return "created"
+        case .resumed: return "resumed"
+        case .suspended: return "suspended"
+        case .cancelled: return "cancelled"
+        case .uploadProgress(let p): return "uploadProgress \(p.completed)/\(p.expected.map { "\($0)" } ?? "?")"
+        case .downloadProgress(let p): return "downloadProgress \(p.completed)/\(p.expected.map { "\($0)" } ?? "?")"
+        case .responseReceived(let head): return "responseReceived \(head.status)"
+        case .retried(let retry):
+            return "retried: attempt \(retry.attempt) after \(retry.reason), in \(retry.delay.timeInterval) s"
+        case .redirected(let hop): return "redirected: \(hop.status) \(hop.method.rawValue) \(hop.to.absoluteString)"
+        case .completed(let completion):
+            if let error = completion.error { return "completed: \(error.code)" }
+            return "completed: \(completion.response?.status ?? 0)"
+        }
+    }
+}
+
+extension TaskEvent: CustomStringConvertible {
+    /// The task and what happened, e.g. `#3 responseReceived 200`.
+    public var description: String { "\(taskID) \(kind)" }
+}
