@@ -5,9 +5,9 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" != "0" ] && command -v sudo >/dev/null && echo sudo)
 FORMAT_PATHS := Package.swift Sources Tests Playground Benchmarks/Package.swift Benchmarks/Sources
 
-.PHONY: deps test demo bench strict tsan format lint clean
+.PHONY: deps test demo bench docs strict tsan format lint clean
 
-## Installs libcurl's and zlib's development files and pkg-config when they are missing.
+## Installs libcurl's and zlib's development files, pkg-config and iproute2 when they are missing.
 deps:
 	@if ! pkg-config --exists libcurl 2>/dev/null; then \
 		echo "Installing libcurl4-openssl-dev and pkg-config"; \
@@ -16,6 +16,10 @@ deps:
 	@if ! pkg-config --exists zlib 2>/dev/null; then \
 		echo "Installing zlib1g-dev (gzip in SluiceTesting's MockServer)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq zlib1g-dev pkg-config; \
+	fi
+	@if ! command -v ip >/dev/null 2>&1; then \
+		echo "Installing iproute2 (the reachability tests make a network namespace with ip)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq iproute2; \
 	fi
 
 ## Runs the whole test suite.
@@ -29,6 +33,11 @@ demo: deps
 ## Runs every benchmark (release build, its own package).
 bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks sluice-bench all $(ARGS)
+
+## Builds the API documentation with DocC into docs/ (open docs/index.html through a web server).
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target Sluice \
+		--disable-indexing --transform-for-static-hosting --output-path docs
 
 ## Builds everything with warnings treated as errors.
 strict: deps

@@ -14,6 +14,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         // The logging interceptor writes through swift-log, so applications choose the backend.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // `make docs`: the API documentation, built with DocC (a command plugin: nothing is built
+        // with it unless asked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // Property-based tests (SluiceTests only).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
@@ -32,12 +35,14 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // The kernel's netlink headers and two _GNU_SOURCE calls, for the reachability monitor.
+        .target(name: "CNetlink"),
         // The reactive core: knows nothing of HTTP.
         .target(name: "SluiceSignals"),
         // The networking library; re-exports SluiceSignals.
         .target(
             name: "Sluice",
-            dependencies: ["SluiceSignals", "CCurl", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SluiceSignals", "CCurl", "CNetlink", .product(name: "Logging", package: "swift-log")]
         ),
         // Test support for Sluice users and for our own tests.
         .target(

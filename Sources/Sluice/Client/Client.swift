@@ -44,6 +44,7 @@ public final class Client: Sendable {
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub
     let metricsAggregator: MetricsAggregator
+    let lazyReachability: LazyReachability
 
     /// Creates a client; fails with `.invalidURL` if `baseURL` is not an absolute http(s) URL.
     ///
@@ -76,6 +77,7 @@ public final class Client: Sendable {
         self.inFlight = InFlightRequests()
         self.eventHub = TaskEventHub()
         self.metricsAggregator = MetricsAggregator()
+        self.lazyReachability = LazyReachability(host: resolution?.baseURL.host)
     }
 
     init(deriving client: Client, chain: [any Interceptor]) {
@@ -87,6 +89,7 @@ public final class Client: Sendable {
         inFlight = client.inFlight
         eventHub = client.eventHub
         metricsAggregator = client.metricsAggregator
+        lazyReachability = client.lazyReachability
     }
 
     /// The scheduler of the default configuration.

@@ -1,0 +1,25 @@
+// The kernel's netlink ABI for Sluice's reachability monitor: message types, attribute numbers,
+// groups and structs from <linux/netlink.h> and <linux/rtnetlink.h>, hardware types from glibc's
+// <net/if_arp.h> (not <linux/if_arp.h>, whose <linux/if.h> clashes with glibc's <net/if.h>), and
+// two calls that glibc declares only under _GNU_SOURCE, wrapped in shim.c.
+#ifndef SLUICE_CNETLINK_SHIM_H
+#define SLUICE_CNETLINK_SHIM_H
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if_arp.h>
+
+// Operational states from <linux/if.h> (RFC 2863), which cannot be included next to glibc's <net/if.h>.
+#define SLUICE_IF_OPER_UNKNOWN 0
+#define SLUICE_IF_OPER_DORMANT 5
+#define SLUICE_IF_OPER_UP 6
+
+/// Moves the calling thread into the network namespace that `fd` (an open /run/netns file) names:
+/// setns(fd, CLONE_NEWNET). Returns 0, or -1 with errno set.
+int sluice_enter_network_namespace(int fd);
+
+/// Creates a non-blocking, close-on-exec eventfd used to wake a thread blocked in poll().
+/// Returns the descriptor, or -1 with errno set.
+int sluice_make_wake_descriptor(void);
+
+#endif
