@@ -24,9 +24,11 @@ enum ValidationAndDecoding {
             _ = try await client.get("status/404").validate().data().value
         } catch {
             print("  \(error.code): \(error.message)")
-            print(
-                "  status \(error.responseCode ?? 0), body \(error.response.map { String(decoding: $0.body, as: UTF8.self) } ?? "")"
-            )
+            // The API's error JSON, decoded from the body the error kept.
+            struct APIError: Decodable { let status: Int }
+            if let problem = try? error.decodeBody(as: APIError.self) {
+                print("  decoded error body: status \(problem.status)")
+            }
         }
 
         Tour.step("Decoding errors name the coding path and show the first bytes")

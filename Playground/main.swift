@@ -32,6 +32,7 @@ do {
     try await CancellingAndBatches.run(client)
     try await InterceptorsTour.run(baseURL: baseURL)
     try await TasksAndEvents.run(client)
+    try await ReachabilityTour.run(client)
 } catch {
     print("The tour stopped: \(error)")
 }
