@@ -12,7 +12,9 @@ extension Client {
         var chain = interceptors
         if let policy = configuration.retryPolicy { chain.append(RetryInterceptor(policy)) }
         chain.append(RedirectInterceptor(configuration.redirectPolicy))
-        chain.append(DefaultHeadersInterceptor(configuration.defaultHeaders))
+        chain.append(
+            DefaultHeadersInterceptor(
+                configuration.defaultHeaders, sensitiveHeaders: configuration.redirectPolicy.sensitiveHeaders))
         if let authorization = configuration.authorization { chain.append(AuthorizationInterceptor(authorization)) }
         return chain
     }

@@ -20,6 +20,10 @@ public final class RequestTask: Sendable {
         var inFlightID: UInt64?
         var started: ContinuousClock.Instant?
         var finished = false
+        /// `cancel()` came while the run was being started: `start()` disposes it.
+        var cancelRequested = false
+        /// Where this task's events go (the task's own observers, and the client's).
+        var reporter: TaskReporter?
     }
 
     /// The task's identifier, the same as in the client's `events`.
@@ -88,10 +92,12 @@ public final class RequestTask: Sendable {
             }
         }
         switch step {
-        case .start: start()
+        case .start:
+            setPhase(.running)
+            start()
         case .resume:
             control.resume()
-            phase.value = .running
+            setPhase(.running)
             report(.resumed)
         case .none: break
         }
@@ -106,28 +112,41 @@ public final class RequestTask: Sendable {
         }
         guard suspended else { return }
         control.suspend()
-        phase.value = .suspended
+        setPhase(.suspended)
         report(.suspended)
     }
 
     /// Cancels the task: the transfer stops, `response` fails with `.cancelled`.
     public func cancel() {
         let (run, wasCreated) = inner.withLock { s -> ((any Disposable)?, Bool) in
-            guard !s.phase.isFinished else { return (nil, false) }
-            let wasCreated = s.phase == .created
-            if wasCreated { s.phase = .cancelled }
-            return (s.run, wasCreated)
+            guard !s.finished, !s.phase.isFinished else { return (nil, false) }
+            if s.phase == .created {
+                s.phase = .cancelled
+                return (nil, true)
+            }
+            s.cancelRequested = true
+            return (s.run, false)
         }
         if wasCreated { finish(.failure(SluiceError.noValue(.interrupted)), phase: .cancelled) }
         run?.dispose()
     }
 
+    /// Reports to the task's observers and, when it watches, the client's `events`.
     private func report(_ kind: TaskEvent.Kind) {
-        eventInput.send(value: TaskEvent(taskID: id, request: request, kind: kind))
+        inner.withLock { $0.reporter }?.report(kind)
+    }
+
+    /// Publishes `state`, unless the task has already ended (a late suspend or resume must not
+    /// bring a finished task back).
+    private func setPhase(_ next: TaskState) {
+        phase.modify { current in
+            if !current.isFinished { current = next }
+        }
     }
 
     private func start() {
         let reporter = client.eventHub.reporter(for: request, taskID: id, taskOutput: eventInput)
+        inner.withLock { $0.reporter = reporter }
         let progressWatch = events.observeValues { [weak self] event in self?.track(event.kind) }
         let inFlightID = client.inFlight.register(method: request.method, url: request.url) { [weak self] in
             self?.cancel()
@@ -147,7 +166,7 @@ public final class RequestTask: Sendable {
         let cancelledMeanwhile = inner.withLock { s -> Bool in
             s.run = run
             s.inFlightID = inFlightID
-            return s.phase == .cancelled
+            return s.cancelRequested || s.phase == .cancelled
         }
         if cancelledMeanwhile { run.dispose() }
     }
@@ -160,7 +179,7 @@ public final class RequestTask: Sendable {
             return true
         }
         guard first else { return }
-        phase.value = final
+        phase.modify { $0 = final }
         outcome.value = result
     }
 

@@ -24,8 +24,14 @@ final class TaskReporter: Sendable {
         self.outputs = outputs
     }
 
-    /// Sends `kind` to every watcher.
+    /// Sends `kind` to every watcher, unless the task has already ended (a late progress or retry
+    /// event never follows `completed` or `cancelled`).
     func report(_ kind: TaskEvent.Kind) {
+        guard !state.withLock({ $0.finished }) else { return }
+        send(kind)
+    }
+
+    private func send(_ kind: TaskEvent.Kind) {
         let event = TaskEvent(taskID: id, request: request, kind: kind)
         for output in outputs { output.send(value: event) }
     }
@@ -44,13 +50,13 @@ final class TaskReporter: Sendable {
     /// Completes the task, once.
     func complete(_ completion: TaskCompletion) {
         guard finish() else { return }
-        report(.completed(completion))
+        send(.completed(completion))
     }
 
     /// Reports a cancellation, unless the task already completed.
     func cancelled() {
         guard finish() else { return }
-        report(.cancelled)
+        send(.cancelled)
     }
 
     private func finish() -> Bool {

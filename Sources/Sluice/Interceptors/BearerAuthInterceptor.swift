@@ -93,9 +93,10 @@ final class BearerRun: Sendable {
     func send(with token: String, isReplay: Bool) {
         let attempt = SerialDisposable()
         current.inner = attempt
+        guard !attempt.isDisposed else { return }  // the caller left meanwhile: send nothing
         attempt.inner = chain.proceed(BearerAuthInterceptor.authorize(request, with: token)).start { [self] event in
             switch event {
-            case .value(.head(let head)) where head.status == 401 && !isReplay:
+            case .value(.head(let head)) where head.status == 401 && !isReplay && carriedToken(token):
                 refused.withLock { $0 = token }
             case .value(let value):
                 if refused.withLock({ $0 == nil }) { observer.send(value: value) }
@@ -113,12 +114,19 @@ final class BearerRun: Sendable {
         }
     }
 
+    /// Whether the request the 401 answered carried `token`: after a redirect to another origin it
+    /// did not, and that server's 401 says nothing about our token.
+    private func carriedToken(_ token: String) -> Bool {
+        chain.exchange.lastSentRequest?.headers[Authorization.headerName] == Authorization.bearer(token).headerValue
+    }
+
     private func refreshAndReplay(replacing stale: String) {
         chain.report(.retried(RetryAttempt(attempt: 2, reason: .unauthorized, delay: .zero)))
         // In place before the start: a token that is already known arrives during `start`, and
         // the replay it starts must not be overwritten.
         let refresh = SerialDisposable()
         current.inner = refresh
+        guard !refresh.isDisposed else { return }
         refresh.inner = refresher.token(replacing: stale).start { [self] event in
             switch event {
             case .value(let token):

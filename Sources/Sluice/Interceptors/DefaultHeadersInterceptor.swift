@@ -2,23 +2,35 @@ import Foundation
 
 /// Adds the client's default headers (`Client.Configuration.defaultHeaders`) to each request
 /// that does not set them itself: a request's own header always wins.
+///
+/// It runs below the redirect interceptor, once per hop, so a default header that is sensitive
+/// (`Authorization`, `Cookie`, `Proxy-Authorization`, and the names in `sensitiveHeaders`) is only
+/// added while the request goes to the origin it was made for: a redirect to another host never
+/// receives it.
 public struct DefaultHeadersInterceptor: Interceptor {
     /// The headers to add.
     public let headers: HTTPHeaders
+    /// Headers added only on the request's original origin, besides the credential headers.
+    public let sensitiveHeaders: Set<String>
 
     /// Creates the interceptor.
-    public init(_ headers: HTTPHeaders) {
+    public init(_ headers: HTTPHeaders, sensitiveHeaders: Set<String> = []) {
         self.headers = headers
+        self.sensitiveHeaders = sensitiveHeaders
     }
 
     /// Adds each default header whose name the request does not use, then proceeds.
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
-        chain.proceed(Self.apply(headers, to: request))
+        let sameOrigin = RedirectRules.origin(of: request.url) == RedirectRules.origin(of: chain.originalRequest.url)
+        return chain.proceed(Self.apply(headers, to: request, skipping: sameOrigin ? [] : secretNames))
     }
 
-    static func apply(_ defaults: HTTPHeaders, to request: Request) -> Request {
+    private var secretNames: Set<String> { RedirectPolicy.credentialHeaders.union(sensitiveHeaders) }
+
+    static func apply(_ defaults: HTTPHeaders, to request: Request, skipping secret: Set<String> = []) -> Request {
         var request = request
         for field in defaults where !request.headers.contains(field.name) {
+            if !secret.isEmpty, secret.contains(where: { field.name.caseInsensitiveEquals($0) }) { continue }
             request.headers.add(name: field.name, value: field.value)
         }
         return request

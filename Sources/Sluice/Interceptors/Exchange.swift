@@ -20,6 +20,7 @@ final class Exchange: Sendable {
     let delivery: Delivery
     let reporter: TaskReporter?
     private let lastSent = Mutex<Request?>(nil)
+    private let responded = Atomic<Bool>(false)
 
     init(
         request: Request, transport: any Transport, scheduler: any DateScheduler, delivery: Delivery,
@@ -34,6 +35,10 @@ final class Exchange: Sendable {
 
     /// The request most recently handed to the transport.
     var lastSentRequest: Request? { lastSent.withLock { $0 } }
+
+    /// Whether any response head arrived in this exchange (on any attempt or hop): after one, a
+    /// request may have been processed by a server, so it is not safe to send it again blindly.
+    var hasReceivedResponse: Bool { responded.load(ordering: .relaxed) }
 
     /// Whether anybody observes lifecycle events (so callers can skip building them).
     var isReporting: Bool { reporter != nil }
@@ -58,24 +63,24 @@ final class Exchange: Sendable {
             switch delivery {
             case .streaming(let control):
                 let events = transport.transfer(prepared, control: control)
-                guard let reporter else {
-                    lifetime += events.start(observer)
-                    return
-                }
+                let reporter = self.reporter
                 // Every attempt's and every hop's head and progress, as the transport sees them.
-                lifetime += events.start { event in
+                lifetime += events.start { [self] event in
                     switch event {
-                    case .value(.head(let head)): reporter.report(.responseReceived(head))
-                    case .value(.uploadProgress(let progress)): reporter.report(.uploadProgress(progress))
-                    case .value(.downloadProgress(let progress)): reporter.report(.downloadProgress(progress))
+                    case .value(.head(let head)):
+                        responded.store(true, ordering: .relaxed)
+                        reporter?.report(.responseReceived(head))
+                    case .value(.uploadProgress(let progress)): reporter?.report(.uploadProgress(progress))
+                    case .value(.downloadProgress(let progress)): reporter?.report(.downloadProgress(progress))
                     default: break
                     }
                     observer.send(event)
                 }
             case .buffered:
-                lifetime += transport.response(for: prepared).start { event in
+                lifetime += transport.response(for: prepared).start { [self] event in
                     switch event {
                     case .value(let response):
+                        responded.store(true, ordering: .relaxed)
                         observer.send(
                             value: .head(
                                 ResponseHead(

@@ -3,8 +3,10 @@ import Foundation
 /// Holds a request that failed because the network is unreachable, and sends it again once
 /// reachability returns (what Alamofire's OfflineRetrier does on Apple platforms only).
 ///
-/// A failure counts as "offline" when it is `.cannotConnect` or `.dnsFailure` (nothing reached the
-/// server, so any method may be sent again) while the reachability status is `.unreachable`. When
+/// A failure counts as "offline" when it is `.cannotConnect` or `.dnsFailure` while the
+/// reachability status is `.unreachable`. Nothing reached the server then, so any method may be
+/// sent again, unless an earlier hop of the same request was answered (a POST redirected to a GET
+/// that failed): then only idempotent methods are. When
 /// the status is reachable or unknown, the error is passed on at once: the network is not the
 /// reason. A request waits at most `maxWait`, then fails with its original error; it is sent again
 /// at most `maxRetries` times. Each retry is reported as a `.retried` event whose delay is the wait.
@@ -50,7 +52,10 @@ public struct OfflineRetryInterceptor: Interceptor {
         let status = self.status
         let maxWait = self.maxWait
         return chain.proceed(request).flatMapError { error in
-            guard retriesLeft > 0, Self.offlineCodes.contains(error.code), status.value == .unreachable else {
+            let processed =
+                chain.exchange.hasReceivedResponse && !RetryPolicy.idempotentMethods.contains(request.method)
+            guard retriesLeft > 0, !processed, Self.offlineCodes.contains(error.code), status.value == .unreachable
+            else {
                 return SignalProducer(error: error)
             }
             let scheduler = chain.scheduler

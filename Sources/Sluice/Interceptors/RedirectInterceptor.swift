@@ -67,6 +67,7 @@ final class RedirectRun: Sendable {
         // In place before the start, so a hop that ends during `start` is not overwritten.
         let hop = SerialDisposable()
         current.inner = hop
+        guard !hop.isDisposed else { return }  // the caller left meanwhile: send nothing
         hop.inner = chain.proceed(request).start { [self] event in handle(event) }
     }
 
@@ -112,7 +113,11 @@ final class RedirectRun: Sendable {
         if let handler = policy.handler {
             let redirect = Redirect(request: request, response: head, next: next, hop: hops + 1)
             switch handler(redirect) {
-            case .follow(let changed): next = changed
+            case .follow(let changed):
+                // The handler's request is sent as it is, headers included, but never to a scheme
+                // or a downgrade the rules refuse.
+                try RedirectRules.checkTarget(changed.url, from: request.url, policy: policy)
+                next = changed
             case .stop: return nil
             case .fail(let error): throw error
             }

@@ -21,19 +21,7 @@ enum RedirectRules {
                 "The \(head.status) redirect from \(request.url.absoluteString) has an invalid Location: \(location.debugDescription)."
             )
         }
-        let scheme = target.scheme?.lowercased() ?? ""
-        guard scheme == "http" || scheme == "https" else {
-            throw SluiceError(
-                .redirectFailed,
-                "Refused to follow a redirect from \(request.url.absoluteString) to \(target.absoluteString): only http and https are followed."
-            )
-        }
-        if request.url.scheme?.lowercased() == "https", scheme == "http", !policy.allowsDowngrade {
-            throw SluiceError(
-                .redirectFailed,
-                "Refused to follow a redirect from \(request.url.absoluteString) to \(target.absoluteString): it downgrades https to http."
-            )
-        }
+        try checkTarget(target, from: request.url, policy: policy)
         var next = request
         next.url = target
         if [301, 302, 303].contains(head.status), request.method != .head {
@@ -49,6 +37,24 @@ enum RedirectRules {
             }
         }
         return next
+    }
+
+    /// Refuses a target that is not http or https, or that downgrades https to http (unless the
+    /// policy allows it); a custom handler's changed request is checked again with this.
+    static func checkTarget(_ target: URL, from source: URL, policy: RedirectPolicy) throws(SluiceError) {
+        let scheme = target.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw SluiceError(
+                .redirectFailed,
+                "Refused to follow a redirect from \(source.absoluteString) to \(target.absoluteString): only http and https are followed."
+            )
+        }
+        if source.scheme?.lowercased() == "https", scheme == "http", !policy.allowsDowngrade {
+            throw SluiceError(
+                .redirectFailed,
+                "Refused to follow a redirect from \(source.absoluteString) to \(target.absoluteString): it downgrades https to http."
+            )
+        }
     }
 
     /// `location` resolved against `base` (RFC 9110 §10.2.2 allows relative references).

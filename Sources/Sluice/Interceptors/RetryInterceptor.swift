@@ -86,6 +86,8 @@ final class RetryRun: Sendable {
         // `start` schedules the retry into `current`, which must not then be overwritten.
         let attempt = SerialDisposable()
         current.inner = attempt
+        // Disposed meanwhile (the caller left while a backoff timer fired): send nothing.
+        guard !attempt.isDisposed else { return }
         attempt.inner = chain.proceed(request).start { [self] event in handle(event) }
     }
 

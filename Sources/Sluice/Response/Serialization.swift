@@ -94,9 +94,19 @@ public enum Serialization {
 extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Turns each response into `serializer`'s value on `Serialization.queue`, off the transport's thread.
     public func serialize<S: ResponseSerializer>(using serializer: S) -> SignalProducer<S.Output, SluiceError> {
-        // The claim happens on delivery, before the hop to the queue: the task's completion event
-        // then waits for the serialized value instead of reporting the bare response.
-        on(value: { $0.reporter?.claimCompletion() })
+        let upstream = self
+        return SignalProducer<S.Output, SluiceError> { observer, lifetime in
+            // The claim happens on delivery, before the hop to the queue: the task's completion
+            // event then waits for the serialized value instead of reporting the bare response. A
+            // caller who leaves before the serializer ran closes the task as cancelled (after a
+            // completion, that does nothing).
+            let claimed = Lock<TaskReporter?>(nil)
+            lifetime.observeEnded { claimed.withLock { $0 }?.cancelled() }
+            lifetime += upstream.on(value: { response in
+                guard let reporter = response.reporter else { return }
+                reporter.claimCompletion()
+                claimed.withLock { $0 = reporter }
+            })
             .observe(on: Serialization.queue)
             .attemptMap { (response) throws(SluiceError) -> S.Output in
                 do throws(SluiceError) {
@@ -108,6 +118,8 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
                     throw error
                 }
             }
+            .start(observer)
+        }
     }
 
     /// The body's bytes, whatever the content type.

@@ -12,12 +12,11 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Fails with `.unacceptableStatusCode` unless the status is 2xx, then with `.unacceptableContentType`
     /// unless the `Content-Type` matches the request's `Accept` header (when the request has one).
     public func validate() -> SignalProducer<Response, SluiceError> {
-        attemptMap { (response) throws(SluiceError) -> Response in
+        validating { (response) throws(SluiceError) in
             try ResponseValidation.check(response, statuses: .successful)
             if let accepted = MediaRange.accepted(by: response.request) {
                 try ResponseValidation.check(response, contentTypes: accepted)
             }
-            return response
         }
     }
 
@@ -38,9 +37,8 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
 
     /// Fails with `.unacceptableStatusCode` unless the status is in `statuses`.
     private func validate(statuses: AcceptableStatuses) -> SignalProducer<Response, SluiceError> {
-        attemptMap { (response) throws(SluiceError) -> Response in
+        validating { (response) throws(SluiceError) in
             try ResponseValidation.check(response, statuses: statuses)
-            return response
         }
     }
 
@@ -48,9 +46,8 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     /// ranges such as `application/json`, `text/*` or `*/*` (parameters and case are ignored, `q=0` excludes).
     public func validate(contentType types: [String]) -> SignalProducer<Response, SluiceError> {
         let ranges = types.flatMap { MediaRange.list($0) }
-        return attemptMap { (response) throws(SluiceError) -> Response in
+        return validating { (response) throws(SluiceError) in
             try ResponseValidation.check(response, contentTypes: ranges)
-            return response
         }
     }
 
@@ -59,13 +56,12 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     public func validate(
         _ rule: @escaping @Sendable (Request, Response, Data) throws -> Void
     ) -> SignalProducer<Response, SluiceError> {
-        attemptMap { (response) throws(SluiceError) -> Response in
+        validating { (response) throws(SluiceError) in
             do {
                 try rule(response.request, response, response.body)
             } catch {
                 throw ResponseValidation.ruleFailed(response, error)
             }
-            return response
         }
     }
 
@@ -74,9 +70,26 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     public func validate(
         _ rule: @escaping @Sendable (Request, Response, Data) -> Result<Void, any Error>
     ) -> SignalProducer<Response, SluiceError> {
-        attemptMap { (response) throws(SluiceError) -> Response in
+        validating { (response) throws(SluiceError) in
             if case .failure(let error) = rule(response.request, response, response.body) {
                 throw ResponseValidation.ruleFailed(response, error)
+            }
+        }
+    }
+}
+
+extension SignalProducer where Value == Response, Failure == SluiceError {
+    /// Passes each response that `check` accepts; a rejection fails the stream, and completes the
+    /// request's task (when somebody watches its events) with the validation error.
+    fileprivate func validating(
+        _ check: @escaping @Sendable (Response) throws(SluiceError) -> Void
+    ) -> SignalProducer<Response, SluiceError> {
+        attemptMap { (response) throws(SluiceError) -> Response in
+            do throws(SluiceError) {
+                try check(response)
+            } catch {
+                response.reporter?.complete(TaskCompletion(response: response, error: error))
+                throw error
             }
             return response
         }

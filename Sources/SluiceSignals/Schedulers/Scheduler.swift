@@ -50,8 +50,11 @@ extension Duration {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
-    /// A duration from a number of seconds.
+    /// A duration from a number of seconds; NaN is zero, and values beyond about ±292 years are
+    /// clamped to that (a date from a server, say, must never crash the conversion).
     public static func timeInterval(_ seconds: TimeInterval) -> Duration {
-        .nanoseconds(Int64((seconds * 1e9).rounded()))
+        guard !seconds.isNaN else { return .zero }
+        let limit = Double(Int64.max / 1_000_000_000 - 1)
+        return .nanoseconds(Int64((min(max(seconds, -limit), limit) * 1e9).rounded()))
     }
 }
