@@ -1,13 +1,18 @@
 // Raw libcurl multi, as a competent C programmer writes it for throughput: one multi handle, one
 // easy handle per slot configured once and re-added for every transfer (no reset, no re-parse of
-// options), a write callback that only counts, and a curl_multi_poll loop.
+// options), a write callback that only counts (or writes to the download file), libcurl's own
+// multipart encoder for uploads, and a curl_multi_poll loop.
 #define _GNU_SOURCE
 #include "raw_curl.h"
 
 #include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct raw_curl_client {
     CURLM *multi;
@@ -67,30 +72,109 @@ static int ensure_handles(raw_curl_client *client, long wanted) {
     return 0;
 }
 
-int raw_curl_client_get(
-    raw_curl_client *client, const char *url, long count, long in_flight, long buffer_size, long deadline_ms,
-    raw_curl_result *result) {
+/// Where a run's response bodies go when they are not simply counted and dropped.
+typedef struct {
+    raw_curl_result *result;
+    /// The download file, or -1.
+    int fd;
+    /// Whether the first bytes of the bodies are kept in `result->body`.
+    int capture;
+    /// Set when a write to the file failed; the transfer is then aborted.
+    int write_failed;
+} body_sink;
+
+/// The write callback of downloads and captured bodies: counts, then writes the bytes to the file
+/// and keeps the first of them.
+static size_t receive(char *data, size_t size, size_t count, void *user) {
+    body_sink *sink = user;
+    size_t length = size * count;
+    sink->result->bytes += (int64_t)length;
+    if (sink->capture) {
+        size_t room = sizeof sink->result->body - 1 - (size_t)sink->result->body_length;
+        size_t kept = length < room ? length : room;
+        memcpy(sink->result->body + sink->result->body_length, data, kept);
+        sink->result->body_length += (int32_t)kept;
+    }
+    for (size_t written = 0; sink->fd >= 0 && written < length;) {
+        ssize_t n = write(sink->fd, data + written, length - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            sink->write_failed = 1;
+            return 0;  // anything but `length` makes libcurl fail the transfer with CURLE_WRITE_ERROR
+        }
+        written += (size_t)n;
+    }
+    return length;
+}
+
+/// Sets the options of one run on `easy`; the multipart form, if the job has one, goes to `mime`.
+static int configure(
+    CURL *easy, const raw_curl_job *job, raw_curl_result *result, body_sink *sink, struct curl_slist *headers,
+    curl_mime **mime) {
+    if (curl_easy_setopt(easy, CURLOPT_URL, job->url) != CURLE_OK) return -1;
+    if (sink != NULL) {
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, receive);
+        curl_easy_setopt(easy, CURLOPT_WRITEDATA, sink);
+    } else {
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, count_and_drop);
+        curl_easy_setopt(easy, CURLOPT_WRITEDATA, &result->bytes);
+    }
+    long buffer_size = job->buffer_size > 0 ? job->buffer_size : (long)CURL_MAX_WRITE_SIZE;
+    curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, buffer_size);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    *mime = NULL;
+    if (job->post_data != NULL) {
+        // The size first: without it libcurl would take strlen of the data.
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, job->post_size);
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, job->post_data);
+    } else if (job->upload_path != NULL) {
+        // libcurl's own multipart encoder, which reads the file as it sends it.
+        *mime = curl_mime_init(easy);
+        curl_mimepart *part = *mime != NULL ? curl_mime_addpart(*mime) : NULL;
+        if (part == NULL || curl_mime_name(part, "file") != CURLE_OK ||
+            curl_mime_filedata(part, job->upload_path) != CURLE_OK ||
+            curl_easy_setopt(easy, CURLOPT_MIMEPOST, *mime) != CURLE_OK)
+            return -1;
+    } else {
+        curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+    }
+    return 0;
+}
+
+int raw_curl_client_run(raw_curl_client *client, const raw_curl_job *job, raw_curl_result *result) {
     *result = (raw_curl_result){0};
+    long count = job->count;
+    long in_flight = job->in_flight;
     if (count <= 0) return 0;
     if (in_flight > count) in_flight = count;
     if (in_flight < 1 || ensure_handles(client, in_flight) != 0) return -1;
 
+    body_sink sink = {.result = result, .fd = -1, .capture = job->capture_body != 0};
+    if (job->download_path != NULL) {
+        sink.fd = open(job->download_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (sink.fd < 0) return -1;
+    }
+    // Plain counting keeps the cheapest callback; files and captures need the sink.
+    body_sink *used_sink = sink.fd >= 0 || sink.capture ? &sink : NULL;
+    // Bodies go without "Expect: 100-continue", as Sluice sends them: it would cost a round trip.
+    struct curl_slist *headers = NULL;
+    if (job->post_data != NULL) headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+    if (job->post_data != NULL || job->upload_path != NULL) headers = curl_slist_append(headers, "Expect:");
+    curl_mime **mimes = calloc((size_t)in_flight, sizeof *mimes);
+    int rc = mimes == NULL ? -1 : 0;
+
     // Per-run options, set once per handle (not once per transfer).
-    for (long i = 0; i < in_flight; i++) {
-        CURL *easy = client->handles[i];
-        if (curl_easy_setopt(easy, CURLOPT_URL, url) != CURLE_OK) return -1;
-        curl_easy_setopt(easy, CURLOPT_WRITEDATA, &result->bytes);
-        curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, buffer_size > 0 ? buffer_size : (long)CURL_MAX_WRITE_SIZE);
+    for (long i = 0; rc == 0 && i < in_flight; i++) {
+        rc = configure(client->handles[i], job, result, used_sink, headers, &mimes[i]);
     }
 
     long started = 0;
     long finished = 0;
-    for (; started < in_flight; started++) {
-        if (curl_multi_add_handle(client->multi, client->handles[started]) != CURLM_OK) return -1;
+    for (; rc == 0 && started < in_flight; started++) {
+        if (curl_multi_add_handle(client->multi, client->handles[started]) != CURLM_OK) rc = -1;
     }
-    const int64_t deadline = monotonic_ms() + deadline_ms;
-    int rc = 0;
-    while (finished < count) {
+    const int64_t deadline = monotonic_ms() + job->deadline_ms;
+    while (rc == 0 && finished < count) {
         int running = 0;
         if (curl_multi_perform(client->multi, &running) != CURLM_OK) {
             rc = -1;
@@ -129,9 +213,35 @@ int raw_curl_client_get(
             break;
         }
     }
-    // Leave no handle in the multi handle (a timed-out run may still have some running).
-    for (long i = 0; i < in_flight; i++) curl_multi_remove_handle(client->multi, client->handles[i]);
+    // Leave no handle in the multi handle (a timed-out run may still have some running), and no
+    // handle pointing at this run's headers or forms.
+    for (long i = 0; i < in_flight; i++) {
+        CURL *easy = client->handles[i];
+        curl_multi_remove_handle(client->multi, easy);
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, NULL);
+        if (mimes != NULL && mimes[i] != NULL) {
+            curl_easy_setopt(easy, CURLOPT_MIMEPOST, NULL);
+            curl_mime_free(mimes[i]);
+        }
+    }
+    free(mimes);
+    curl_slist_free_all(headers);
+    if (sink.fd >= 0 && close(sink.fd) != 0) rc = -1;
+    if (sink.write_failed) rc = -1;
     return rc;
+}
+
+int raw_curl_client_get(
+    raw_curl_client *client, const char *url, long count, long in_flight, long buffer_size, long deadline_ms,
+    raw_curl_result *result) {
+    raw_curl_job job = {
+        .url = url, .count = count, .in_flight = in_flight, .buffer_size = buffer_size, .deadline_ms = deadline_ms};
+    return raw_curl_client_run(client, &job, result);
+}
+
+void raw_curl_client_limit_connections(raw_curl_client *client, long total, long per_host) {
+    curl_multi_setopt(client->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, total);
+    curl_multi_setopt(client->multi, CURLMOPT_MAX_HOST_CONNECTIONS, per_host);
 }
 
 int raw_curl_pin_to_cpu(int cpu) {

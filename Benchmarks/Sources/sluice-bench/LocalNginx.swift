@@ -16,12 +16,17 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A private nginx on 127.0.0.1 for the transport suite, with its own configuration, logs and files
-/// in a temporary directory, listening on a free port.
+/// A private nginx on 127.0.0.1 for the transport and end-to-end suites, with its own configuration,
+/// logs and files in a temporary directory, listening on a free port.
 ///
 /// It serves `/small`, a fixed body of `smallPayload.utf8.count` bytes, and `/big.bin`, a sparse
 /// file (its bytes come from the page cache's zero pages, so the disk is never the bottleneck),
-/// both over keep-alive connections that nginx never closes during a run. nginx runs in the
+/// and any extra files the caller gives to `start` (`.json` ones as application/json). It takes
+/// POSTs of any size at `/post` and `/upload`: nginx reads every byte of the body before it answers
+/// (a `mirror` subrequest that needs the body, to a location that drops it), then `/post` answers
+/// `ok` and `/upload` the length of the request it read, head and body, so a client can check that
+/// all of it arrived.
+/// All over keep-alive connections that nginx never closes during a run. nginx runs in the
 /// foreground as a child of this process; `stop()` ends it, and so does the exit of this process,
 /// by any `exit` or by SIGINT, SIGTERM or SIGHUP.
 final class LocalNginx {
@@ -31,35 +36,49 @@ final class LocalNginx {
     static let smallPath = "/small"
     /// The path of the big file.
     static let bigPath = "/big.bin"
+    /// Where small bodies are POSTed; the answer is `ok`.
+    static let postPath = "/post"
+    /// Where large bodies are POSTed; the answer is the request's length in bytes, head included.
+    static let uploadPath = "/upload"
 
     /// The port nginx listens on, on 127.0.0.1 only.
     let port: Int
     /// The nginx executable that runs.
     let executable: String
-    private let directory: String
+    /// The temporary directory of the configuration, logs and files; deleted by `stop()`.
+    let directory: String
+
+    /// The file nginx serves at `path` (a path that starts with `/`).
+    func file(_ path: String) -> String { directory + "/www" + path }
 
     /// `http://127.0.0.1:<port>` followed by `path`.
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Installs nginx if it is missing, writes the configuration and files, starts it and waits
     /// until it accepts connections.
-    /// With `pinWorker`, the worker runs on the last CPU (when there are two or more).
-    static func start(bigFileBytes: Int64, pinWorker: Bool) throws(BenchmarkFailure) -> LocalNginx {
+    /// With `pinWorker`, the worker runs on the last CPU (when there are two or more). `files` are
+    /// served too, by path (e.g. `/item.json`).
+    static func start(
+        bigFileBytes: Int64, pinWorker: Bool, files: [String: Data] = [:]
+    ) throws(BenchmarkFailure) -> LocalNginx {
         let executable = try installedExecutable()
         var lastFailure = BenchmarkFailure("nginx did not start")
         // A free port can be taken by someone else between our probe and nginx's bind: try again.
         for _ in 0..<3 {
             do {
-                return try LocalNginx(executable: executable, bigFileBytes: bigFileBytes, pinWorker: pinWorker)
+                return try LocalNginx(
+                    executable: executable, bigFileBytes: bigFileBytes, pinWorker: pinWorker, files: files)
             } catch {
                 lastFailure = error
-                note("transport: \(error); trying another port")
+                note("nginx: \(error); trying another port")
             }
         }
         throw lastFailure
     }
 
-    private init(executable: String, bigFileBytes: Int64, pinWorker: Bool) throws(BenchmarkFailure) {
+    private init(
+        executable: String, bigFileBytes: Int64, pinWorker: Bool, files: [String: Data]
+    ) throws(BenchmarkFailure) {
         self.executable = executable
         directory = try Self.makeDirectory()
         port = try Self.freePort()
@@ -67,7 +86,8 @@ final class LocalNginx {
         Self.cleanupState.withLock { $0.directory = directory }
         let pid: pid_t
         do {
-            try Self.writeFiles(in: directory, bigFileBytes: bigFileBytes, port: port, pinWorker: pinWorker)
+            try Self.writeFiles(
+                in: directory, bigFileBytes: bigFileBytes, files: files, port: port, pinWorker: pinWorker)
             // -e: the error log before the configuration is read, so nginx never touches /var/log.
             let arguments = ["-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log"]
             let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
@@ -115,9 +135,16 @@ final class LocalNginx {
     }
 
     private static func writeFiles(
-        in directory: String, bigFileBytes: Int64, port: Int, pinWorker: Bool
+        in directory: String, bigFileBytes: Int64, files: [String: Data], port: Int, pinWorker: Bool
     ) throws(BenchmarkFailure) {
         mkdir(directory + "/www", 0o755)
+        for (path, contents) in files {
+            do {
+                try contents.write(to: URL(fileURLWithPath: directory + "/www" + path))
+            } catch {
+                throw BenchmarkFailure("cannot write \(path): \(error)")
+            }
+        }
         let big = directory + "/www" + bigPath
         let descriptor = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0, ftruncate(descriptor, off_t(bigFileBytes)) == 0 else {
@@ -150,6 +177,11 @@ final class LocalNginx {
                 keepalive_requests 1000000;
                 keepalive_timeout 60s;
                 default_type application/octet-stream;
+                types {
+                    application/json json;
+                }
+                # Request bodies nginx must read whole are kept here while it reads them.
+                client_body_temp_path \(directory)/body;
                 server {
                     listen 127.0.0.1:\(port);
                     root \(directory)/www;
@@ -158,6 +190,37 @@ final class LocalNginx {
                         return 200 "\(smallPayload)";
                     }
                     location / {
+                    }
+                    # The mirror needs the whole body, so nginx reads all of it (into memory or the
+                    # temporary file) before the content phase, where the static module finds no
+                    # file and error_page hands over to the answer. A plain `return`, or try_files
+                    # (which runs before the mirror), would answer first and leave the body unread.
+                    location = \(postPath) {
+                        mirror /discarded;
+                        mirror_request_body on;
+                        log_not_found off;
+                        error_page 404 = @ok;
+                    }
+                    location = \(uploadPath) {
+                        client_max_body_size 0;
+                        client_body_buffer_size 1m;
+                        mirror /discarded;
+                        mirror_request_body on;
+                        log_not_found off;
+                        error_page 404 = @length;
+                    }
+                    location = /discarded {
+                        internal;
+                        client_max_body_size 0;
+                        return 204;
+                    }
+                    location @ok {
+                        default_type text/plain;
+                        return 200 "ok";
+                    }
+                    location @length {
+                        default_type text/plain;
+                        return 200 "$request_length";
                     }
                 }
             }

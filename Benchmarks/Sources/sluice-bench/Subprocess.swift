@@ -54,9 +54,10 @@ enum Subprocess {
     }
 
     /// Runs `executable` to its end, capturing its standard output; standard error is inherited.
-    static func run(_ executable: String, _ arguments: [String]) throws(BenchmarkFailure) -> (
-        status: Int32, output: String
-    ) {
+    /// With a deadline, a child still running after `deadlineSeconds` is killed (status 128 + SIGKILL).
+    static func run(_ executable: String, _ arguments: [String], deadlineSeconds: Int? = nil) throws(BenchmarkFailure)
+        -> (status: Int32, output: String)
+    {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw BenchmarkFailure("pipe failed: \(String(cString: strerror(errno)))") }
         let pid: pid_t
@@ -70,7 +71,19 @@ enum Subprocess {
         close(ends[1])
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = deadlineSeconds.map { Measure.now() + UInt64($0) * 1_000_000_000 }
         while true {
+            if let deadline {
+                // Wait for output or the end of the pipe, but never past the deadline.
+                let now = Measure.now()
+                let left = now < deadline ? Int32(min((deadline - now) / 1_000_000, 60_000)) : 0
+                let ready = waitForInput(ends[0], milliseconds: max(left, 1))
+                if ready == 0 && Measure.now() >= deadline {
+                    kill(pid, SIGKILL)
+                    break
+                }
+                if ready <= 0 { continue }
+            }
             let count = buffer.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
             if count > 0 {
                 bytes += buffer[..<count]
@@ -95,4 +108,10 @@ enum Subprocess {
         let signalNumber = status & 0x7F
         return signalNumber == 0 ? (status >> 8) & 0xFF : 128 + signalNumber
     }
+}
+
+/// poll(2) on one descriptor for input (outside `Subprocess`, whose own `poll` would shadow it).
+private func waitForInput(_ descriptor: Int32, milliseconds: Int32) -> Int32 {
+    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, milliseconds)
 }

@@ -12,6 +12,8 @@ struct Options: Sendable {
     var json = false
     /// How many measured rounds each client runs; the report gives the median.
     var rounds = 5
+    /// Whether `--rounds` was given; a suite whose rounds are long may default to fewer.
+    var isRoundsGiven = false
     /// Events pushed through a chain per client per round.
     var events = 10_000_000
     /// Start + dispose cycles per client per round.
@@ -27,8 +29,13 @@ struct Options: Sendable {
     var downloadMiB = 1024
     /// Also measure Sluice chained by `flatMap` (transport suite; off by default, see `--help`).
     var flatMap = false
-    /// Pin the clients to CPU 0 and nginx's worker to the last CPU (transport suite; `--no-pin` turns it off).
+    /// Pin the clients to CPU 0 and nginx's worker to the last CPU (transport and e2e suites; `--no-pin`
+    /// turns it off).
     var pinCPUs = true
+    /// Requests started all at once by the end-to-end suite's burst workload.
+    var atOnce = 10_000
+    /// End-to-end suite: a smoke test with a tenth of the requests, 64 MiB transfers and one round.
+    var quick = false
 }
 
 /// What a suite hands back: a readable report, its JSON member, and whether its self-checks held.
@@ -52,7 +59,7 @@ protocol Suite {
 }
 
 /// Every suite, in the order `all` runs them. Transport and end-to-end suites join here.
-let suites: [any Suite.Type] = [SignalsBenchmark.self, TransportBenchmark.self]
+let suites: [any Suite.Type] = [SignalsBenchmark.self, TransportBenchmark.self, E2EBenchmark.self]
 
 /// Writes a line to standard error (progress, usage errors), keeping standard output for the report.
 func note(_ text: String) {
@@ -67,6 +74,7 @@ func usage() -> String {
     var lines = [
         "usage: sluice-bench <suite | all> [--json] [--rounds N] [--events N] [--subscriptions N] [--only KEY]",
         "                    [--requests N] [--in-flight N] [--download-mib N] [--flatmap] [--no-pin]",
+        "                    [--at-once N] [--quick]",
         "",
         "suites:",
     ]
@@ -75,18 +83,21 @@ func usage() -> String {
         "  all       every suite above, in one process",
         "",
         "options:",
-        "  --json             print exactly one JSON object on standard output",
+        "  --json             print exactly one JSON object on standard output (tables go to standard error)",
         "  --rounds N         measured rounds per client, median reported (default 5)",
         "  --events N         events per client per round (default 10000000)",
         "  --subscriptions N  start + dispose cycles per client per round (default 1000000)",
         "  --only KEY         run only the clients whose JSON key contains KEY (to profile one)",
-        "  --requests N       small GETs per client per round, transport suite (default 20000)",
-        "  --in-flight N      requests in flight in the parallel workload, transport suite (default 64)",
-        "  --download-mib N   size of the download in MiB, transport suite (default 1024)",
+        "  --requests N       requests per client per round, transport and e2e suites (default 20000)",
+        "  --in-flight N      requests in flight in the parallel workloads, transport and e2e suites (default 64)",
+        "  --download-mib N   size of the download (and e2e upload) in MiB, transport and e2e suites (default 1024)",
+        "  --at-once N        e2e suite: requests started all at once in the burst workload (default 10000)",
+        "  --quick            e2e suite: a smoke test of at most 2000 requests, 1000 at once, 64 MiB",
+        "                     transfers, and one round unless --rounds is given",
         "  --flatmap          transport suite: also run requests through flatMap(.concat) and",
         "                     flatMap(.concurrent); off by default: SluiceSignals' flatMap is",
         "                     currently quadratic in the number of inner producers",
-        "  --no-pin           transport suite: let the scheduler place the clients and nginx (by",
+        "  --no-pin           transport and e2e suites: let the scheduler place the clients and nginx (by",
         "                     default the clients run on CPU 0 and nginx's worker on the last CPU)",
     ]
     return lines.joined(separator: "\n")
@@ -111,7 +122,9 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
     while let argument = rest.popFirst() {
         switch argument {
         case "--json": options.json = true
-        case "--rounds": options.rounds = count(after: argument)
+        case "--rounds":
+            options.rounds = count(after: argument)
+            options.isRoundsGiven = true
         case "--events": options.events = count(after: argument)
         case "--subscriptions": options.subscriptions = count(after: argument)
         case "--requests": options.requests = count(after: argument)
@@ -119,6 +132,8 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
         case "--download-mib": options.downloadMiB = count(after: argument)
         case "--flatmap": options.flatMap = true
         case "--no-pin": options.pinCPUs = false
+        case "--at-once": options.atOnce = count(after: argument)
+        case "--quick": options.quick = true
         case "--only":
             guard let text = rest.popFirst() else { fail("--only needs a client key, e.g. sluice_ns_per_event") }
             options.only = text
@@ -142,6 +157,10 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == TransportBenchmark.downloadSubcommand {
     exit(TransportBenchmark.downloadChild(Array(CommandLine.arguments.dropFirst(2))))
 }
+// Likewise the end-to-end suite runs every (client, workload) measurement in a child of its own.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == E2EBenchmark.childSubcommand {
+    exit(E2EBenchmark.child(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 let (selected, options) = parse(Array(CommandLine.arguments.dropFirst()))
 var members: [(String, JSON)] = []
@@ -150,7 +169,9 @@ for suite in selected {
     let report = suite.run(options)
     members.append((suite.name, report.json))
     isConsistent = isConsistent && report.isConsistent
-    if !options.json { print(report.text + "\n") }
+    // With --json the tables still go out, to standard error with the progress, so that one run
+    // (a long one, for the e2e suite) gives both.
+    if options.json { note(report.text + "\n") } else { print(report.text + "\n") }
 }
 if options.json { print(JSON.object(members).rendered) }
 if !isConsistent {

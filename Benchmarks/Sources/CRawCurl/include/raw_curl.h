@@ -17,7 +17,36 @@ typedef struct {
     int64_t first_error;
     /// 1 if the run gave up at its deadline before every transfer finished.
     int32_t timed_out;
+    /// The first bytes of the last response body, when the job asked for them (`capture_body`).
+    char body[64];
+    /// How many bytes of `body` are set.
+    int32_t body_length;
 } raw_curl_result;
+
+/// One run of transfers of the same request, for `raw_curl_client_run`.
+typedef struct {
+    /// The URL of every transfer.
+    const char *url;
+    /// How many transfers the run makes.
+    long count;
+    /// How many run at once (1 for sequential); every one is started at once when equal to `count`.
+    long in_flight;
+    /// libcurl's receive buffer in bytes (0 for libcurl's default).
+    long buffer_size;
+    /// The longest the run may take before it gives up.
+    long deadline_ms;
+    /// When not NULL, every transfer POSTs these `post_size` bytes as application/octet-stream.
+    const char *post_data;
+    /// The length of `post_data`.
+    long post_size;
+    /// When not NULL, every transfer sends this file as the part "file" of a multipart/form-data POST.
+    const char *upload_path;
+    /// When not NULL, response bodies are written to this file (created or truncated at the start of
+    /// the run) instead of being dropped.
+    const char *download_path;
+    /// When not 0, the first bytes of each response body are kept in the result's `body`.
+    int32_t capture_body;
+} raw_curl_job;
 
 /// One multi handle and its pool of easy handles, kept across runs so connections stay warm.
 typedef struct raw_curl_client raw_curl_client;
@@ -36,6 +65,16 @@ void raw_curl_client_destroy(raw_curl_client *client);
 int raw_curl_client_get(
     raw_curl_client *client, const char *url, long count, long in_flight, long buffer_size, long deadline_ms,
     raw_curl_result *result);
+
+/// Runs `job`: `job->count` transfers, `job->in_flight` at a time, each easy handle re-added as soon
+/// as its transfer is done. Returns 0 when the loop ran to the end (look at `result` for failures),
+/// -1 on a setup error (libcurl, memory, or the download file).
+int raw_curl_client_run(raw_curl_client *client, const raw_curl_job *job, raw_curl_result *result);
+
+/// Caps the connections the client opens: `total` in all and `per_host` to one host (0 for no cap;
+/// CURLMOPT_MAX_TOTAL_CONNECTIONS and CURLMOPT_MAX_HOST_CONNECTIONS). Transfers beyond the caps
+/// wait in libcurl's queue.
+void raw_curl_client_limit_connections(raw_curl_client *client, long total, long per_host);
 
 /// Pins the calling thread, and the threads and processes it starts afterwards, to CPU `cpu`
 /// (sched_setaffinity, which Swift cannot see without _GNU_SOURCE). Returns 0, or -1 with errno.

@@ -1,0 +1,150 @@
+import CRawCurl
+import Foundation
+import Sluice
+
+/// The reference: raw libcurl multi in C (`CRawCurl`), the limit of any client on libcurl.
+///
+/// It caps its connections as `CurlTransport`'s default configuration does (256 in all, 64 to one
+/// host), so the burst of requests started at once queues in libcurl the same way for both.
+final class RawCurlContender: E2EContender {
+    private let context: E2EContext
+    private let client: OpaquePointer
+    private let jsonBytes: Int
+
+    init(context: E2EContext) throws {
+        guard let client = raw_curl_client_create(128) else {
+            throw BenchmarkFailure("the C client could not initialise libcurl")
+        }
+        let defaults = CurlTransport.Configuration()
+        raw_curl_client_limit_connections(client, defaults.maximumConnections, defaults.maximumConnectionsPerHost)
+        self.client = client
+        self.context = context
+        let attributes = try? FileManager.default.attributesOfItem(
+            atPath: context.directory + "/www" + E2EBenchmark.jsonPath)
+        jsonBytes = (attributes?[.size] as? NSNumber)?.intValue ?? -1
+    }
+
+    deinit { raw_curl_client_destroy(client) }
+
+    func run(_ workload: E2EWorkload, count: Int) -> E2EOutcome {
+        let deadline = (E2EBenchmark.childDeadlineSeconds - 10) * 1000
+        switch workload {
+        case .sequential:
+            return gets(LocalNginx.smallPath, count: count, inFlight: 1, bodyBytes: LocalNginx.smallPayload.utf8.count)
+        case .decode:
+            return gets(E2EBenchmark.jsonPath, count: count, inFlight: 1, bodyBytes: jsonBytes)
+        case .parallel:
+            return gets(
+                LocalNginx.smallPath, count: count, inFlight: context.inFlight,
+                bodyBytes: LocalNginx.smallPayload.utf8.count)
+        case .burst:
+            return gets(
+                LocalNginx.smallPath, count: count, inFlight: count, bodyBytes: LocalNginx.smallPayload.utf8.count)
+        case .post:
+            let url = context.url(LocalNginx.postPath)
+            return E2EContext.postPayload.withUnsafeBytes { payload in
+                url.withCString { url in
+                    var job = raw_curl_job()
+                    job.url = url
+                    job.count = count
+                    job.in_flight = context.inFlight
+                    job.deadline_ms = deadline
+                    job.post_data = payload.baseAddress!.assumingMemoryBound(to: CChar.self)
+                    job.post_size = payload.count
+                    // nginx answers "ok" to each.
+                    return perform(job, expectedBytes: 2 * count)
+                }
+            }
+        case .download:
+            let destination = context.downloadDestination(.c)
+            return context.url(LocalNginx.bigPath).withCString { url in
+                destination.withCString { destination in
+                    var job = raw_curl_job()
+                    job.url = url
+                    job.count = 1
+                    job.in_flight = 1
+                    job.deadline_ms = deadline
+                    // The receive buffer Sluice uses for downloads to a file.
+                    job.buffer_size = 512 * 1024
+                    job.download_path = destination
+                    var outcome = perform(job, expectedBytes: context.bulkBytes)
+                    checkFileSize(destination: context.downloadDestination(.c), expected: context.bulkBytes, &outcome)
+                    return outcome
+                }
+            }
+        case .upload:
+            return context.url(LocalNginx.uploadPath).withCString { url in
+                context.uploadSource.withCString { source in
+                    var job = raw_curl_job()
+                    job.url = url
+                    job.count = 1
+                    job.in_flight = 1
+                    job.deadline_ms = deadline
+                    job.upload_path = source
+                    job.capture_body = 1
+                    var result = raw_curl_result()
+                    let rc = raw_curl_client_run(client, &job, &result)
+                    var outcome = outcome(of: result, rc: rc, expectedBytes: nil)
+                    let answer = withUnsafeBytes(of: result.body) { bytes in
+                        String(decoding: bytes.prefix(Int(result.body_length)), as: UTF8.self)
+                    }
+                    checkUploadAnswer(answer, bodyBytes: context.bulkBytes, &outcome)
+                    return outcome
+                }
+            }
+        }
+    }
+
+    private func gets(_ path: String, count: Int, inFlight: Int, bodyBytes: Int) -> E2EOutcome {
+        context.url(path).withCString { url in
+            var job = raw_curl_job()
+            job.url = url
+            job.count = count
+            job.in_flight = inFlight
+            job.deadline_ms = (E2EBenchmark.childDeadlineSeconds - 10) * 1000
+            return perform(job, expectedBytes: bodyBytes * count)
+        }
+    }
+
+    private func perform(_ job: raw_curl_job, expectedBytes: Int) -> E2EOutcome {
+        var job = job
+        var result = raw_curl_result()
+        let rc = raw_curl_client_run(client, &job, &result)
+        return outcome(of: result, rc: rc, expectedBytes: expectedBytes)
+    }
+
+    /// The outcome of a C run; when the body bytes are not all there, every success is in doubt.
+    private func outcome(of result: raw_curl_result, rc: Int32, expectedBytes: Int?) -> E2EOutcome {
+        var outcome = E2EOutcome(succeeded: Int(result.succeeded), failed: Int(result.failed))
+        if result.first_error != 0 { outcome.firstFailure = "CURLcode or status \(result.first_error)" }
+        if result.timed_out != 0 { outcome.firstFailure = "the run passed its deadline" }
+        if rc != 0 { outcome.firstFailure = "libcurl setup or the download file failed" }
+        if let expectedBytes, Int(result.bytes) != expectedBytes {
+            outcome.failed += outcome.succeeded
+            outcome.succeeded = 0
+            outcome.firstFailure = "\(result.bytes) body bytes instead of \(expectedBytes)"
+        }
+        return outcome
+    }
+}
+
+/// Fails `outcome` unless the downloaded file at `destination` is exactly `expected` bytes long.
+func checkFileSize(destination: String, expected: Int, _ outcome: inout E2EOutcome) {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: destination)
+    let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
+    if size != expected, outcome.succeeded > 0 {
+        outcome.succeeded -= 1
+        outcome.failed += 1
+        outcome.firstFailure = "the downloaded file has \(size) bytes instead of \(expected)"
+    }
+}
+
+/// Fails `outcome` unless nginx's answer (the request's length, head included) covers the whole file.
+func checkUploadAnswer(_ answer: String, bodyBytes: Int, _ outcome: inout E2EOutcome) {
+    let length = Int(answer.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    if length < bodyBytes, outcome.succeeded > 0 {
+        outcome.succeeded -= 1
+        outcome.failed += 1
+        outcome.firstFailure = "nginx read \(length) request bytes, fewer than the \(bodyBytes)-byte file"
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Sluice
+
+/// Sluice as an application uses it: one `Client` on the shared `CurlTransport` with its default
+/// configuration, every request built from a path, validated and serialized (`data()` or
+/// `decode(_:)`), and taken with `await .value` or, to keep many in flight, started with `start`
+/// and counted on completion.
+final class SluiceContender: E2EContender {
+    // Qualified: the benchmark's own `Client` is a contender in the other suites' tables.
+    private let client: Sluice.Client
+    private let context: E2EContext
+
+    init(context: E2EContext) throws {
+        client = try Sluice.Client(baseURL: context.baseURL)
+        self.context = context
+    }
+
+    func run(_ workload: E2EWorkload, count: Int) -> E2EOutcome {
+        let client = self.client
+        let context = self.context
+        switch workload {
+        case .sequential:
+            return awaitLoop(count) {
+                let data = try await client.get(LocalNginx.smallPath).validate().data().value
+                return data.count == LocalNginx.smallPayload.utf8.count ? nil : "a body of \(data.count) bytes"
+            }
+        case .decode:
+            return awaitLoop(count) {
+                let catalog = try await client.get(E2EBenchmark.jsonPath).validate().decode(E2ECatalog.self).value
+                return catalog == .sample ? nil : "decoded another document"
+            }
+        case .parallel:
+            return started(count, inFlight: context.inFlight, { client.get(LocalNginx.smallPath) }, check: Self.isSmall)
+        case .burst:
+            return started(count, inFlight: count, { client.get(LocalNginx.smallPath) }, check: Self.isSmall)
+        case .post:
+            return started(count, inFlight: context.inFlight, { Self.post(client) }, check: Self.isOK)
+        case .download:
+            let destination = context.downloadDestination(.sluice)
+            return blockingRun {
+                var outcome = await Self.once {
+                    var request = try client.makeRequest(.get, LocalNginx.bigPath)
+                    request.options.destination = .file(URL(fileURLWithPath: destination))
+                    // The default cap of 256 MiB guards memory; a user downloading a large file
+                    // to disk raises it.
+                    request.options.maximumBodySize = Int64(context.bulkBytes) * 2
+                    let response = try await client.send(request).validate().value
+                    return response.fileURL?.path == destination ? nil : "no file URL in the response"
+                }
+                checkFileSize(destination: destination, expected: context.bulkBytes, &outcome)
+                return outcome
+            }
+        case .upload:
+            let source = URL(fileURLWithPath: context.uploadSource)
+            return blockingRun {
+                var answer = ""
+                var outcome = await Self.once {
+                    let data = try await client.upload(
+                        multipartFormData: { form in form.append(fileURL: source, name: "file") },
+                        to: LocalNginx.uploadPath
+                    ).validate().data().value
+                    answer = String(decoding: data, as: UTF8.self)
+                    return nil
+                }
+                checkUploadAnswer(answer, bodyBytes: context.bulkBytes, &outcome)
+                return outcome
+            }
+        }
+    }
+
+    /// A 1 KiB POST as a user sends raw bytes: a request made by the client, given a body.
+    private static func post(_ client: Sluice.Client) -> SignalProducer<Response, SluiceError> {
+        do throws(SluiceError) {
+            var request = try client.makeRequest(
+                .post, LocalNginx.postPath, headers: ["Content-Type": "application/octet-stream"])
+            request.body = .data(E2EContext.postPayload)
+            return client.send(request)
+        } catch {
+            return SignalProducer(error: error)
+        }
+    }
+
+    private static func isSmall(_ data: Data) -> String? {
+        data.count == LocalNginx.smallPayload.utf8.count ? nil : "a body of \(data.count) bytes"
+    }
+
+    private static func isOK(_ data: Data) -> String? {
+        data.elementsEqual("ok".utf8) ? nil : "the answer \(String(decoding: data, as: UTF8.self).debugDescription)"
+    }
+
+    /// `count` requests awaited one after the other in a task, as async code makes them.
+    private func awaitLoop(_ count: Int, _ request: @escaping @Sendable () async throws -> String?) -> E2EOutcome {
+        blockingRun {
+            await inFlightTasks(count: count, workers: 1) {
+                do {
+                    return try await request()
+                } catch {
+                    return "\(error)"
+                }
+            }
+        }
+    }
+
+    /// `count` requests, `inFlight` at a time: each started with `start`, and the next one started
+    /// when one completes (on the serialization queue, where `data()` delivers).
+    private func started(
+        _ count: Int, inFlight: Int, _ request: @escaping @Sendable () -> SignalProducer<Response, SluiceError>,
+        check: @escaping @Sendable (Data) -> String?
+    ) -> E2EOutcome {
+        let tally = E2ETally(total: count)
+        @Sendable func launch() {
+            request().validate().data().startWithResult { result in
+                let failure: String?
+                switch result {
+                case .success(let data): failure = check(data)
+                case .failure(let error): failure = "\(error)"
+                }
+                if tally.finish(failure: failure) { launch() }
+            }
+        }
+        for _ in 0..<min(inFlight, count) where tally.claim() { launch() }
+        return tally.wait()
+    }
+
+    /// The outcome of one operation that returns nil on success or what was wrong.
+    private static func once(_ operation: () async throws -> String?) async -> E2EOutcome {
+        do {
+            if let failure = try await operation() { return E2EOutcome(failed: 1, firstFailure: failure) }
+            return E2EOutcome(succeeded: 1)
+        } catch {
+            return E2EOutcome(failed: 1, firstFailure: "\(error)")
+        }
+    }
+}
