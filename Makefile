@@ -43,9 +43,13 @@ docs: deps
 strict: deps
 	$(SWIFT) build --build-tests --scratch-path .build-strict -Xswiftc -warnings-as-errors
 
-## Runs the reactive core's tests (the concurrency tests) under the thread sanitizer.
+## Runs the concurrency tests under the thread sanitizer: the reactive core's, and those of the
+## interceptor chain and task events (concurrent refreshes, retries, cancellation races).
+TSAN_SUITES := SluiceSignalsTests|AuthInterceptorTests|RetryInterceptorTests|RedirectInterceptorTests
+TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTests|OfflineRetryInterceptorTests
+TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter SluiceSignalsTests
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
 ## Formats the sources in place with the toolchain's swift-format and the checked-in .swift-format.
 format:
