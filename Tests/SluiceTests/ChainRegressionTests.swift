@@ -152,7 +152,7 @@ struct ChainRegressionTests {
         let log = EventLog(client)
         let gate = DispatchSemaphore(value: 0)
         Serialization.queue.schedule { gate.wait() }  // holds the serializer back
-        let disposable = client.get("x").data().start()
+        let disposable = client.get("x").string().start()  // string() runs on the queue; data() needs no hop
         disposable.dispose()
         gate.signal()
         try await eventually("the task closes") { log.names.last == "cancelled" }

@@ -59,6 +59,20 @@ public struct LatencySummary: Sendable, Equatable {
         self.init(p50: rank(0.5), p90: rank(0.9), p99: rank(0.99), max: sorted[sorted.count - 1])
     }
 
+    /// The percentiles of `seconds` (nearest rank), or zero for none.
+    init(seconds: [Double]) {
+        guard !seconds.isEmpty else {
+            self = .zero
+            return
+        }
+        let sorted = seconds.sorted()
+        func rank(_ p: Double) -> Duration {
+            .timeInterval(
+                sorted[Swift.min(sorted.count - 1, Swift.max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))])
+        }
+        self.init(p50: rank(0.5), p90: rank(0.9), p99: rank(0.99), max: .timeInterval(sorted[sorted.count - 1]))
+    }
+
     /// Creates a summary.
     public init(p50: Duration, p90: Duration, p99: Duration, max: Duration) {
         self.p50 = p50

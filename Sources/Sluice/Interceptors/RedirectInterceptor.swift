@@ -62,7 +62,6 @@ final class RedirectRun: Sendable {
         state.withLock { s in
             s.request = request
             s.pending = nil
-            s.visited.insert(Self.key(request))
         }
         // In place before the start, so a hop that ends during `start` is not overwritten.
         let hop = SerialDisposable()
@@ -128,9 +127,11 @@ final class RedirectRun: Sendable {
                 "Too many redirects: \(chain.originalRequest.url.absoluteString) was redirected more than \(policy.maxHops) times."
             )
         }
+        // The visited set is only built once a redirect happens: most requests never need it.
         let looped = state.withLock { s -> Bool in
             s.hops += 1
-            return s.visited.contains(Self.key(next))
+            if s.visited.isEmpty { s.visited.insert(Self.key(request)) }
+            return !s.visited.insert(Self.key(next)).inserted
         }
         if looped {
             throw SluiceError(

@@ -13,6 +13,15 @@ public protocol ResponseSerializer<Output>: Sendable {
 
     /// The value of `response`, or a `.serializationFailed` error that explains why there is none.
     func serialize(_ response: Response) throws(SluiceError) -> Output
+
+    /// Whether the work is worth moving off the transport's thread onto `Serialization.queue`
+    /// (true by default; a serializer that only hands the body on says false, and saves the hop).
+    var runsOnSerializationQueue: Bool { get }
+}
+
+extension ResponseSerializer {
+    /// True: serializers decode off the transport's thread unless they say otherwise.
+    public var runsOnSerializationQueue: Bool { true }
 }
 
 /// Shared machinery of the serialization operators.
@@ -102,23 +111,24 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
             // completion, that does nothing).
             let claimed = Lock<TaskReporter?>(nil)
             lifetime.observeEnded { claimed.withLock { $0 }?.cancelled() }
-            lifetime += upstream.on(value: { response in
+            let claiming = upstream.on(value: { response in
                 guard let reporter = response.reporter else { return }
                 reporter.claimCompletion()
                 claimed.withLock { $0 = reporter }
             })
-            .observe(on: Serialization.queue)
-            .attemptMap { (response) throws(SluiceError) -> S.Output in
-                do throws(SluiceError) {
-                    let output = try serializer.serialize(response)
-                    response.reporter?.complete(TaskCompletion(response: response, error: nil, serializedValue: output))
-                    return output
-                } catch {
-                    response.reporter?.complete(TaskCompletion(response: response, error: error))
-                    throw error
+            lifetime += (serializer.runsOnSerializationQueue ? claiming.observe(on: Serialization.queue) : claiming)
+                .attemptMap { (response) throws(SluiceError) -> S.Output in
+                    do throws(SluiceError) {
+                        let output = try serializer.serialize(response)
+                        response.reporter?.complete(
+                            TaskCompletion(response: response, error: nil, serializedValue: output))
+                        return output
+                    } catch {
+                        response.reporter?.complete(TaskCompletion(response: response, error: error))
+                        throw error
+                    }
                 }
-            }
-            .start(observer)
+                .start(observer)
         }
     }
 
@@ -141,4 +151,7 @@ public struct DataResponseSerializer: ResponseSerializer {
 
     /// The body.
     public func serialize(_ response: Response) throws(SluiceError) -> Data { response.body }
+
+    /// False: handing the body on is cheaper than a hop to another thread.
+    public var runsOnSerializationQueue: Bool { false }
 }
