@@ -124,10 +124,31 @@ extension String {
         let a = utf8
         let b = other.utf8
         guard a.count == b.count else { return false }
+        // Native strings are contiguous: compare their bytes directly (header lookups run many
+        // times per request, and iterating two views in step costs several times more).
+        if let result = a.withContiguousStorageIfAvailable({ x in
+            b.withContiguousStorageIfAvailable { y in Self.asciiCaseInsensitiveEqual(x, y) }
+        }), let equal = result {
+            return equal
+        }
         for (x, y) in zip(a, b) where x != y {
             let lx = (x >= 65 && x <= 90) ? x + 32 : x
             let ly = (y >= 65 && y <= 90) ? y + 32 : y
             if lx != ly { return false }
+        }
+        return true
+    }
+
+    private static func asciiCaseInsensitiveEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        for i in 0..<a.count {
+            let x = a[i]
+            let y = b[i]
+            if x == y { continue }
+            if (x | 0x20) != (y | 0x20) { return false }
+            let lower = x | 0x20
+            if lower < UInt8(ascii: "a") || lower > UInt8(ascii: "z") { return false }
         }
         return true
     }

@@ -75,10 +75,18 @@ public struct PreparedRequest: Sendable {
     }
 
     static func validateHeader(name: String, value: String) throws(SluiceError) {
-        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+        // Over the contiguous bytes when the strings are native (the usual case): this runs for
+        // every header of every request.
+        let nameIsToken =
+            name.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy(isTokenByte) }
+            ?? name.utf8.allSatisfy(isTokenByte)
+        guard !name.isEmpty, nameIsToken else {
             throw SluiceError(.invalidHeader, "The header name \(name.debugDescription) is not an HTTP token.")
         }
-        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+        let isBreak: (UInt8) -> Bool = { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        if value.utf8.withContiguousStorageIfAvailable({ $0.contains(where: isBreak) })
+            ?? value.utf8.contains(where: isBreak)
+        {
             throw SluiceError(
                 .invalidHeader,
                 "The value of header \(name) contains CR, LF or NUL, which could inject headers; it was not sent.")
@@ -114,10 +122,14 @@ public struct PreparedRequest: Sendable {
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "^"),
+            UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
             return true
         default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            return false
         }
     }
 }
