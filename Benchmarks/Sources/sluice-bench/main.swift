@@ -59,7 +59,9 @@ protocol Suite {
 }
 
 /// Every suite, in the order `all` runs them. Transport and end-to-end suites join here.
-let suites: [any Suite.Type] = [SignalsBenchmark.self, TransportBenchmark.self, E2EBenchmark.self]
+let suites: [any Suite.Type] = [
+    SignalsBenchmark.self, EventsBenchmark.self, TransportBenchmark.self, E2EBenchmark.self,
+]
 
 /// Writes a line to standard error (progress, usage errors), keeping standard output for the report.
 func note(_ text: String) {

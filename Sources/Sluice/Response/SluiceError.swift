@@ -12,20 +12,47 @@ import Foundation
 ///     default: …
 ///     }
 public struct SluiceError: Error, Sendable, CustomStringConvertible {
+    /// The fields, in one shared box: every stream event is as wide as its failure type, so a
+    /// one-word error keeps every event of every request small.
+    private final class Storage: Sendable {
+        let code: Code
+        let message: String
+        let timeout: TimeoutKind?
+        let curlCode: Int?
+        let underlyingError: (any Error)?
+        let response: Response?
+        let keyPath: String?
+
+        init(
+            code: Code, message: String, timeout: TimeoutKind?, curlCode: Int?, underlyingError: (any Error)?,
+            response: Response?, keyPath: String?
+        ) {
+            self.code = code
+            self.message = message
+            self.timeout = timeout
+            self.curlCode = curlCode
+            self.underlyingError = underlyingError
+            self.response = response
+            self.keyPath = keyPath
+        }
+    }
+
+    private let storage: Storage
+
     /// What kind of failure this is.
-    public let code: Code
+    public var code: Code { storage.code }
     /// A sentence a person can act on, naming what was wrong.
-    public let message: String
+    public var message: String { storage.message }
     /// Which timeout fired, for `.timedOut`.
-    public let timeout: TimeoutKind?
+    public var timeout: TimeoutKind? { storage.timeout }
     /// The libcurl result code behind a transport failure, if any.
-    public let curlCode: Int?
+    public var curlCode: Int? { storage.curlCode }
     /// The error that caused this one (a decoding error, a file-system error), if any.
-    public let underlyingError: (any Error)?
+    public var underlyingError: (any Error)? { storage.underlyingError }
     /// The response, when the failure concerns one (validation, serialization, a too-large body).
-    public let response: Response?
+    public var response: Response? { storage.response }
     /// Where in the parameters or the body the problem is, e.g. `user.scores[2]`, if that applies.
-    public let keyPath: String?
+    public var keyPath: String? { storage.keyPath }
 
     /// Creates an error; the library's own errors are made with the static constructors.
     public init(
@@ -37,13 +64,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         response: Response? = nil,
         keyPath: String? = nil
     ) {
-        self.code = code
-        self.message = message
-        self.timeout = timeout
-        self.curlCode = curlCode
-        self.underlyingError = underlyingError
-        self.response = response
-        self.keyPath = keyPath
+        storage = Storage(
+            code: code, message: message, timeout: timeout, curlCode: curlCode, underlyingError: underlyingError,
+            response: response, keyPath: keyPath)
     }
 
     /// `code: message`, plus the libcurl code when there is one.

@@ -14,8 +14,9 @@ public enum TransferEvent: Sendable {
     case uploadProgress(TransferProgress)
     /// Bytes of the response body received so far.
     case downloadProgress(TransferProgress)
-    /// The transfer finished; the stream completes next.
-    case completed(TransferMetrics)
+    /// The transfer finished; the stream completes next. (Boxed: the metrics are large, and every
+    /// event of every transfer would otherwise be copied at their size.)
+    indirect case completed(TransferMetrics)
 }
 
 /// Moves prepared requests over the network.
