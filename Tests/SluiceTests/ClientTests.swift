@@ -241,3 +241,21 @@ struct ClientUploadTests {
         #expect(server.recordedRequests.isEmpty)
     }
 }
+
+@Suite("Base URL resolution")
+struct BaseURLResolutionTests {
+    @Test(arguments: ["http://example.com/v1/", "https://api.example.com:8443/v1/x/", "http://127.0.0.1:9/"])
+    func joiningTextAgreesWithFullResolution(base: String) throws {
+        let resolution = try BaseURLResolution(base)
+        let paths = [
+            "users", "users/42", "users/42/", "/users", "/v2/users?x=1", "users?q=a%20b#frag", "a:b", "a/b:c",
+            "./users", "../users", "users/./x", "users/../x", ".hidden", "//other.example/x", "?only=query",
+            "#fragment", "https://elsewhere.example/z", "users/%C3%A9", "a b", "", "/", "users;p=1", "x/.y/z",
+        ]
+        for path in paths {
+            let expected = URL(string: path, relativeTo: resolution.baseURL)?.absoluteURL
+            let actual = try? resolution.resolve(path)
+            #expect(actual?.absoluteString == expected?.absoluteString, "\(path.debugDescription) against \(base)")
+        }
+    }
+}

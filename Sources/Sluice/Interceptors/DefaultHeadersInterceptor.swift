@@ -12,15 +12,20 @@ public struct DefaultHeadersInterceptor: Interceptor {
     public let headers: HTTPHeaders
     /// Headers added only on the request's original origin, besides the credential headers.
     public let sensitiveHeaders: Set<String>
+    /// Whether any default header is sensitive: only then is the origin worth comparing.
+    private let hasSecrets: Bool
 
     /// Creates the interceptor.
     public init(_ headers: HTTPHeaders, sensitiveHeaders: Set<String> = []) {
         self.headers = headers
         self.sensitiveHeaders = sensitiveHeaders
+        let secret = RedirectPolicy.credentialHeaders.union(sensitiveHeaders)
+        hasSecrets = headers.contains { field in secret.contains { field.name.caseInsensitiveEquals($0) } }
     }
 
     /// Adds each default header whose name the request does not use, then proceeds.
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+        guard hasSecrets else { return chain.proceed(Self.apply(headers, to: request)) }
         let sameOrigin = RedirectRules.origin(of: request.url) == RedirectRules.origin(of: chain.originalRequest.url)
         return chain.proceed(Self.apply(headers, to: request, skipping: sameOrigin ? [] : secretNames))
     }
