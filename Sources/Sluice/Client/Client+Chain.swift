@@ -41,9 +41,9 @@ extension Client {
             let reporter = hub.reporter(for: request)
             // Watched requests stream, so that progress can be reported; others take the cheaper
             // collected path through the transport.
-            lifetime += collect(
-                request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter
-            ).start(observer)
+            run(
+                request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter,
+                observer: observer, lifetime: lifetime)
         }
     }
 
@@ -51,41 +51,50 @@ extension Client {
     func collect(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
         Response, SluiceError
     > {
+        SignalProducer { [self] observer, lifetime in
+            run(request, delivery: delivery, reporter: reporter, observer: observer, lifetime: lifetime)
+        }
+    }
+
+    /// Runs `request` through the chain into `observer` (within the caller's producer, so `send`
+    /// costs one producer, not two).
+    private func run(
+        _ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?,
+        observer: Observer<Response, SluiceError>, lifetime: Lifetime
+    ) {
         let chain = self.interceptors
         let transport = self.transport
         let scheduler = configuration.scheduler
         let aggregator = metricsAggregator
-        return SignalProducer { observer, lifetime in
-            reporter?.report(.created)
-            reporter?.report(.resumed)
-            let exchange = Exchange(
-                request: request, transport: transport, scheduler: scheduler, delivery: delivery, reporter: reporter)
-            let accumulator = ResponseAccumulator()
-            lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start {
-                event in
-                switch event {
-                case .value(let transferEvent):
-                    guard let metrics = accumulator.add(transferEvent) else { return }
-                    do throws(SluiceError) {
-                        var response = try accumulator.response(
-                            for: exchange.lastSentRequest ?? request, metrics: metrics)
-                        response.reporter = reporter
-                        aggregator.record(url: response.request.url, response: response)
-                        observer.send(value: response)
-                        reporter?.responseDelivered(response)
-                    } catch {
-                        reporter?.complete(TaskCompletion(response: nil, error: error))
-                        observer.send(error: error)
-                    }
-                case .failed(let error):
-                    aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
+        reporter?.report(.created)
+        reporter?.report(.resumed)
+        let exchange = Exchange(
+            request: request, transport: transport, scheduler: scheduler, delivery: delivery, reporter: reporter)
+        let accumulator = ResponseAccumulator()
+        lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start {
+            event in
+            switch event {
+            case .value(let transferEvent):
+                guard let metrics = accumulator.add(transferEvent) else { return }
+                do throws(SluiceError) {
+                    var response = try accumulator.response(
+                        for: exchange.lastSentRequest ?? request, metrics: metrics)
+                    response.reporter = reporter
+                    aggregator.record(url: response.request.url, response: response)
+                    observer.send(value: response)
+                    reporter?.responseDelivered(response)
+                } catch {
                     reporter?.complete(TaskCompletion(response: nil, error: error))
                     observer.send(error: error)
-                case .completed: observer.sendCompleted()
-                case .interrupted:
-                    reporter?.cancelled()
-                    observer.sendInterrupted()
                 }
+            case .failed(let error):
+                aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
+                reporter?.complete(TaskCompletion(response: nil, error: error))
+                observer.send(error: error)
+            case .completed: observer.sendCompleted()
+            case .interrupted:
+                reporter?.cancelled()
+                observer.sendInterrupted()
             }
         }
     }
