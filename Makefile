@@ -44,12 +44,13 @@ strict: deps
 	$(SWIFT) build --build-tests --scratch-path .build-strict -Xswiftc -warnings-as-errors
 
 ## Runs the concurrency tests under the thread sanitizer: the reactive core's, and those of the
-## interceptor chain and task events (concurrent refreshes, retries, cancellation races).
+## interceptor chain and task events (concurrent refreshes, retries, cancellation races). A report
+## fails the run.
 TSAN_SUITES := SluiceSignalsTests|AuthInterceptorTests|RetryInterceptorTests|RedirectInterceptorTests
 TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTests|OfflineRetryInterceptorTests
 TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
 ## Formats the sources in place with the toolchain's swift-format and the checked-in .swift-format.
 format:

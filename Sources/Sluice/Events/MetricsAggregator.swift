@@ -45,7 +45,7 @@ final class MetricsAggregator: Sendable {
         var lastURL: (scheme: String?, host: String?, port: Int?, key: String)?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let published = MutableProperty(ClientMetrics())
     private let scheduler: any DateScheduler
     private let interval: Duration

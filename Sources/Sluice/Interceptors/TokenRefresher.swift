@@ -15,7 +15,7 @@ final class TokenRefresher: Sendable {
     }
 
     private let refresh: @Sendable () async throws -> String
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(_ refresh: @escaping @Sendable () async throws -> String) {
         self.refresh = refresh

@@ -11,7 +11,7 @@ public final class TransferControl: Sendable {
         var isSuspended = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Creates a control; pass it to `CurlTransport.transfer(_:control:)`.
     public init() {}

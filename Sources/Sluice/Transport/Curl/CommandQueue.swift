@@ -46,7 +46,7 @@ final class CommandQueue: Sendable {
         var wakeupPending = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let nextID = Atomic<UInt64>(1)
     private let loopThread = Atomic<UInt>(0)
     /// An eventfd the loop polls; a write makes it readable.
