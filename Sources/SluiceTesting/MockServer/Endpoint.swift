@@ -74,8 +74,8 @@ extension Endpoint {
             return ("/relative-redirect", [("status", "\(status)"), ("to", to)])
         case .redirectChain(let count): return ("/redirect-chain/\(count)", [])
         case .basicAuth(let user, let password):
-            return ("/basic-auth/\(URLEncoding.segment(user))/\(URLEncoding.segment(password))", [])
-        case .bearer(let token): return ("/bearer/\(URLEncoding.segment(token))", [])
+            return ("/basic-auth/\(RoutePercentEncoding.segment(user))/\(RoutePercentEncoding.segment(password))", [])
+        case .bearer(let token): return ("/bearer/\(RoutePercentEncoding.segment(token))", [])
         case .cookies: return ("/cookies", [])
         case .setCookies(let cookies):
             return ("/cookies/set", cookies.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
@@ -84,9 +84,9 @@ extension Endpoint {
         case .flaky(let key, let failures, let status, let retryAfter):
             var query = [("failures", "\(failures)"), ("status", "\(status)")]
             if let retryAfter { query.append(("retry-after", retryAfter)) }
-            return ("/flaky/\(URLEncoding.segment(key))", query)
+            return ("/flaky/\(RoutePercentEncoding.segment(key))", query)
         case .fault(let fault): return fault.target
-        case .scripted(let path): return (URLEncoding.path(ScriptBook.normalize(path)), [])
+        case .scripted(let path): return (RoutePercentEncoding.path(ScriptBook.normalize(path)), [])
         }
     }
 }

@@ -48,7 +48,7 @@ extension MockRouter {
             }
             return .reply(.json(CookiesReply(cookies: cookies, header: header.isEmpty ? nil : header)))
         case 2 where segments[1] == "set":
-            let pairs = URLEncoding.parseQueryPairs(request.query)
+            let pairs = RoutePercentEncoding.parseQueryPairs(request.query)
             let headers = pairs.map { ("Set-Cookie", "\($0.0)=\($0.1); Path=/") }
             let cookies = Dictionary(pairs, uniquingKeysWith: { _, last in last })
             return .reply(.json(CookiesReply(cookies: cookies, header: nil), headers: headers))

@@ -8,11 +8,11 @@ import Sluice
 /// and only decides: the connection handler writes.
 enum MockRouter {
     static func plan(for request: RecordedRequest, state: MockServerState) -> ResponsePlan {
-        let decodedPath = URLEncoding.decode(Substring(request.path))
+        let decodedPath = RoutePercentEncoding.decode(Substring(request.path))
         if let scripted = state.nextScriptedResponse(for: decodedPath) {
             return .reply(Reply(scripted))
         }
-        let segments = request.path.split(separator: "/").map { URLEncoding.decode($0) }
+        let segments = request.path.split(separator: "/").map { RoutePercentEncoding.decode($0) }
         let query = request.queryItems
         switch segments.first {
         case nil: return .reply(.text("Sluice MockServer\n"))
@@ -83,7 +83,7 @@ enum MockRouter {
     }
 
     private static func responseHeaders(_ request: RecordedRequest) -> ResponsePlan {
-        var fields = URLEncoding.parseQueryPairs(request.query)
+        var fields = RoutePercentEncoding.parseQueryPairs(request.query)
         let framed = fields.contains {
             $0.0.lowercased() == "content-length" || $0.0.lowercased() == "transfer-encoding"
         }

@@ -8,7 +8,7 @@ extension MockServer {
         var string = baseURL.absoluteString
         string.removeLast()  // the trailing slash: every route path starts with one
         string += target.path
-        if !pairs.isEmpty { string += "?" + URLEncoding.query(pairs) }
+        if !pairs.isEmpty { string += "?" + RoutePercentEncoding.query(pairs) }
         return URL(string: string)!
     }
 

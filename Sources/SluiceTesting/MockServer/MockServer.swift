@@ -111,7 +111,7 @@ public final class MockServer: Sendable {
     /// The recorded requests whose path (without query) is `path`; a missing leading `/` is added.
     public func requests(to path: String) -> [RecordedRequest] {
         let wanted = ScriptBook.normalize(path)
-        return state.records.filter { $0.path == wanted || URLEncoding.decode(Substring($0.path)) == wanted }
+        return state.records.filter { $0.path == wanted || RoutePercentEncoding.decode(Substring($0.path)) == wanted }
     }
 
     /// The recorded requests to `endpoint`'s path (its query is ignored).

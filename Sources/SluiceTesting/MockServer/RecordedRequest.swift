@@ -59,9 +59,10 @@ struct IncomingRequest {
     }
 
     func recorded(connectionID: Int, remotePort: Int, sequenceNumber: Int, limit: Int) -> RecordedRequest {
-        let (path, query) = URLEncoding.splitTarget(target)
+        let (path, query) = RoutePercentEncoding.splitTarget(target)
         return RecordedRequest(
-            method: method, target: target, path: path, query: query, queryItems: URLEncoding.parseQuery(query),
+            method: method, target: target, path: path, query: query,
+            queryItems: RoutePercentEncoding.parseQuery(query),
             httpVersion: httpVersion, headers: HTTPHeaders(headers), body: body, isBodyRecorded: bodyLength <= limit,
             bodyLength: bodyLength, bodyChecksum: checksum.value, connectionID: connectionID, remotePort: remotePort,
             sequenceNumber: sequenceNumber)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Percent-encoding for the URLs `MockServer` builds and the requests it parses.
-enum URLEncoding {
+enum RoutePercentEncoding {
     /// RFC 3986 unreserved characters: the only ones left as they are.
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
