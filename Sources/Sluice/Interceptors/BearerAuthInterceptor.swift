@@ -91,9 +91,7 @@ final class BearerRun: Sendable {
     }
 
     func send(with token: String, isReplay: Bool) {
-        let attempt = SerialDisposable()
-        current.inner = attempt
-        guard !attempt.isDisposed else { return }  // the caller left meanwhile: send nothing
+        guard let attempt = current.freshSlot() else { return }  // the caller left meanwhile
         attempt.inner = chain.proceed(BearerAuthInterceptor.authorize(request, with: token)).start { [self] event in
             switch event {
             case .value(.head(let head)) where head.status == 401 && !isReplay && carriedToken(token):
@@ -122,11 +120,8 @@ final class BearerRun: Sendable {
 
     private func refreshAndReplay(replacing stale: String) {
         chain.report(.retried(RetryAttempt(attempt: 2, reason: .unauthorized, delay: .zero)))
-        // In place before the start: a token that is already known arrives during `start`, and
-        // the replay it starts must not be overwritten.
-        let refresh = SerialDisposable()
-        current.inner = refresh
-        guard !refresh.isDisposed else { return }
+        // A token that is already known arrives during `start`, and starts the replay.
+        guard let refresh = current.freshSlot() else { return }
         refresh.inner = refresher.token(replacing: stale).start { [self] event in
             switch event {
             case .value(let token):

@@ -63,10 +63,7 @@ final class RedirectRun: Sendable {
             s.request = request
             s.pending = nil
         }
-        // In place before the start, so a hop that ends during `start` is not overwritten.
-        let hop = SerialDisposable()
-        current.inner = hop
-        guard !hop.isDisposed else { return }  // the caller left meanwhile: send nothing
+        guard let hop = current.freshSlot() else { return }  // the caller left meanwhile
         hop.inner = chain.proceed(request).start { [self] event in handle(event) }
     }
 

@@ -82,12 +82,8 @@ final class RetryRun: Sendable {
             s.attempt += 1
             s.pendingRetry = nil
         }
-        // The attempt's disposable is in place before it starts: an attempt that ends during
-        // `start` schedules the retry into `current`, which must not then be overwritten.
-        let attempt = SerialDisposable()
-        current.inner = attempt
-        // Disposed meanwhile (the caller left while a backoff timer fired): send nothing.
-        guard !attempt.isDisposed else { return }
+        // Nil when the caller left while a backoff timer fired: send nothing.
+        guard let attempt = current.freshSlot() else { return }
         attempt.inner = chain.proceed(request).start { [self] event in handle(event) }
     }
 
@@ -142,10 +138,9 @@ final class RetryRun: Sendable {
     private func scheduleRetry(after delay: Duration, reason: RetryReason) {
         let next = state.withLock { $0.attempt + 1 }
         chain.report(.retried(RetryAttempt(attempt: next, reason: reason, delay: delay)))
-        // In place before scheduling: a short wait can run out, and start the next attempt into
-        // `current`, before `schedule` returns.
-        let wait = SerialDisposable()
-        current.inner = wait
+        // A short wait can run out, and start the next attempt into `current`, before `schedule`
+        // returns: hence the slot.
+        guard let wait = current.freshSlot() else { return }
         wait.inner = scheduler.schedule(after: delay) { [self] in startAttempt() }
     }
 }
