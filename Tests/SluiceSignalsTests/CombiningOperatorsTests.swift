@@ -888,3 +888,24 @@ struct FlatMapScaleTests {
         #expect(completed.withLock { $0 })
     }
 }
+
+@Suite("promoteError")
+struct PromoteErrorTests {
+    struct Failure: Error {}
+
+    @Test func aProducerThatCannotFailComposesWithOneThatCan() async {
+        let promoted = SignalProducer<Int, Never>(values: [1, 2]).promoteError(Failure.self)
+        let events = await promoted.concat(SignalProducer<Int, Failure>(error: Failure())).materialize().collect().value
+        #expect(events?.count == 3)
+        if case .failed = events?.last {} else { Issue.record("the second producer's failure comes through") }
+    }
+
+    @Test func aSignalThatCannotFailPassesItsValuesAndEnd() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let seen = Lock<[String]>([])
+        _ = signal.promoteError(Failure.self).observe { event in seen.withLock { $0.append("\(event)") } }
+        input.send(value: 7)
+        input.sendCompleted()
+        #expect(seen.withLock { $0 }.count == 2)
+    }
+}

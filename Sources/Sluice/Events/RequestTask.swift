@@ -61,18 +61,8 @@ public final class RequestTask: Sendable {
     /// The task's response, or its error, replayed to every subscriber; a cancelled task fails
     /// with `.cancelled`. Subscribing does not start the task: `resume()` does.
     public var response: SignalProducer<Response, SluiceError> {
-        let outcome = self.outcome
-        return SignalProducer { observer, lifetime in
-            lifetime += outcome.producer.compactMap { $0 }.take(first: 1).startWithValues { result in
-                switch result {
-                case .success(let response):
-                    observer.send(value: response)
-                    observer.sendCompleted()
-                case .failure(let error):
-                    observer.send(error: error)
-                }
-            }
-        }
+        outcome.producer.compactMap { $0 }.take(first: 1).promoteError(SluiceError.self)
+            .attemptMap { (result) throws(SluiceError) -> Response in try result.get() }
     }
 
     /// Starts the task, or resumes it after `suspend()`.

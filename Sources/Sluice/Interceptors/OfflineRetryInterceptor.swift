@@ -62,7 +62,7 @@ public struct OfflineRetryInterceptor: Interceptor {
             let waitStarted = scheduler.currentDate
             // The first reachable status, or nothing after maxWait: then the original error.
             let back = status.producer.filter(\.isReachable).take(first: 1)
-                .promoteToSluiceError()
+                .promoteError(SluiceError.self)
                 .timeout(after: maxWait, raising: error, on: scheduler)
             return back.flatMap(.concat) { _ in
                 let waited = Duration.timeInterval(max(0, scheduler.currentDate.timeIntervalSince(waitStarted)))
@@ -79,21 +79,5 @@ extension Interceptor where Self == OfflineRetryInterceptor {
         reachability: Reachability = .shared, maxWait: Duration = .seconds(60), maxRetries: Int = 1
     ) -> OfflineRetryInterceptor {
         OfflineRetryInterceptor(reachability: reachability, maxWait: maxWait, maxRetries: maxRetries)
-    }
-}
-
-extension SignalProducer where Failure == Never {
-    /// The same values, as a producer that can fail with `SluiceError` (it never does).
-    fileprivate func promoteToSluiceError() -> SignalProducer<Value, SluiceError> {
-        let upstream = self
-        return SignalProducer<Value, SluiceError> { observer, lifetime in
-            lifetime += upstream.start { event in
-                switch event {
-                case .value(let value): observer.send(value: value)
-                case .completed: observer.sendCompleted()
-                case .interrupted: observer.sendInterrupted()
-                }
-            }
-        }
     }
 }
