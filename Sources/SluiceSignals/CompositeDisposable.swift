@@ -36,6 +36,9 @@ public final class CompositeDisposable: Disposable {
             if first == nil && entries.isEmpty {
                 first = item
             } else {
+                // Room for a few at once: a subscription's lifetime typically collects two to
+                // four, and growing from one element reallocates at each step.
+                if entries.capacity == 0 { entries.reserveCapacity(4) }
                 entries.append(item)
             }
         }

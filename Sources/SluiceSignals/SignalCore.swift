@@ -247,6 +247,10 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     /// Interrupts: values not yet delivered are dropped and observers get `interrupted`.
     @inlinable
     func interrupt() {
+        // A core that has delivered its terminal event would drop the interruption anyway; this
+        // is the common case (the end of a subscription disposes its lifetime while the terminal
+        // event is still being delivered), and queueing the event would allocate the queue.
+        if terminated.load(ordering: .acquiring) { return }
         isInterrupting.store(true, ordering: .relaxed)
         send(.interrupted)
     }

@@ -273,3 +273,36 @@ struct BasicOperatorsTests {
             expect: [.value(1), .value(8), .value(9), .completed])
     }
 }
+
+@Suite("lift")
+struct LiftTests {
+    @Test func aLiftedObserverTransformsEveryStartsEvents() {
+        let source = SignalProducer<Int, TestError>(values: [1, 2, 3])
+        let doubled = source.lift { (downstream: Observer<Int, TestError>, _) in
+            Observer { event in
+                if case .value(let n) = event { downstream.send(value: 2 * n) } else { downstream.send(event) }
+            }
+        }
+        for _ in 0..<2 {
+            let recorder = EventRecorder<Int, TestError>()
+            doubled.start(recorder.observer)
+            #expect(recorder.events == [.value(2), .value(4), .value(6), .completed])
+        }
+    }
+
+    @Test func disposingALiftedProducerInterruptsTheSourceAndEndsTheLifetime() {
+        let ended = EventRecorder<Int, Never>()
+        let (signal, input) = Signal<Int, TestError>.pipe()
+        let lifted = SignalProducer(signal).lift { (downstream: Observer<Int, TestError>, lifetime) in
+            lifetime.observeEnded { ended.observer.send(value: 1) }
+            return Observer { event in downstream.send(event) }
+        }
+        let recorder = EventRecorder<Int, TestError>()
+        let disposable = lifted.start(recorder.observer)
+        input.send(value: 7)
+        disposable.dispose()
+        input.send(value: 8)
+        #expect(recorder.events == [.value(7), .interrupted])
+        #expect(ended.events == [.value(1)])
+    }
+}

@@ -60,17 +60,59 @@ public struct LatencySummary: Sendable, Equatable {
     }
 
     /// The percentiles of `seconds` (nearest rank), or zero for none.
+    ///
+    /// Found by selection, not by sorting: the window is summarized ten times a second while
+    /// requests run, and sorting it cost more than the rest of the bookkeeping of the requests in
+    /// between. The ranks are selected from the highest down, each within the part left of the
+    /// previous one.
     init(seconds: [Double]) {
         guard !seconds.isEmpty else {
             self = .zero
             return
         }
-        let sorted = seconds.sorted()
-        func rank(_ p: Double) -> Duration {
-            .timeInterval(
-                sorted[Swift.min(sorted.count - 1, Swift.max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))])
+        var values = seconds
+        let count = values.count
+        func index(_ p: Double) -> Int {
+            Swift.min(count - 1, Swift.max(0, Int((p * Double(count)).rounded(.up)) - 1))
         }
-        self.init(p50: rank(0.5), p90: rank(0.9), p99: rank(0.99), max: .timeInterval(sorted[sorted.count - 1]))
+        let (i99, i90, i50) = (index(0.99), index(0.9), index(0.5))
+        let maximum = values.max()!
+        let p99 = Self.select(i99, in: &values, below: count)
+        let p90 = Self.select(i90, in: &values, below: i99 + 1)
+        let p50 = Self.select(i50, in: &values, below: i90 + 1)
+        self.init(
+            p50: .timeInterval(p50), p90: .timeInterval(p90), p99: .timeInterval(p99), max: .timeInterval(maximum))
+    }
+
+    /// The value that would be at `rank` if `values[0..<end]` were sorted; afterwards that part is
+    /// partitioned around it (Hoare's selection, middle element as the pivot).
+    private static func select(_ rank: Int, in values: inout [Double], below end: Int) -> Double {
+        values.withUnsafeMutableBufferPointer { buffer in
+            var low = 0
+            var high = end - 1
+            while low < high {
+                let pivot = buffer[low + (high - low) / 2]
+                var i = low
+                var j = high
+                while i <= j {
+                    while buffer[i] < pivot { i += 1 }
+                    while buffer[j] > pivot { j -= 1 }
+                    if i <= j {
+                        buffer.swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
+                }
+                if rank <= j {
+                    high = j
+                } else if rank >= i {
+                    low = i
+                } else {
+                    break
+                }
+            }
+            return buffer[rank]
+        }
     }
 
     /// Creates a summary.

@@ -34,6 +34,12 @@ public struct DefaultHeadersInterceptor: Interceptor {
 
     static func apply(_ defaults: HTTPHeaders, to request: Request, skipping secret: Set<String> = []) -> Request {
         var request = request
+        // Most requests bring no headers of their own: they take the defaults' storage as it is.
+        if request.headers.isEmpty && secret.isEmpty {
+            request.headers = defaults
+            return request
+        }
+        request.headers.reserveCapacity(request.headers.count + defaults.count)
         for field in defaults where !request.headers.contains(field.name) {
             if !secret.isEmpty, secret.contains(where: { field.name.caseInsensitiveEquals($0) }) { continue }
             request.headers.add(name: field.name, value: field.value)

@@ -56,16 +56,13 @@ final class Exchange: Sendable {
         } catch {
             return SignalProducer(error: error)
         }
-        let transport = self.transport
-        let delivery = self.delivery
-        return SignalProducer { [self] observer, lifetime in
-            lastSent.withLock { $0 = request }
-            switch delivery {
-            case .streaming(let control):
-                let events = transport.transfer(prepared, control: control)
-                let reporter = self.reporter
-                // Every attempt's and every hop's head and progress, as the transport sees them.
-                lifetime += events.start { [self] event in
+        switch delivery {
+        case .streaming(let control):
+            let reporter = self.reporter
+            // Every attempt's and every hop's head and progress, as the transport sees them.
+            return transport.transfer(prepared, control: control).lift { [self] downstream, _ in
+                lastSent.withLock { $0 = request }
+                return Observer { [self] event in
                     switch event {
                     case .value(.head(let head)):
                         responded.store(true, ordering: .relaxed)
@@ -74,23 +71,28 @@ final class Exchange: Sendable {
                     case .value(.downloadProgress(let progress)): reporter?.report(.downloadProgress(progress))
                     default: break
                     }
-                    observer.send(event)
+                    downstream.send(event)
                 }
-            case .buffered:
-                lifetime += transport.response(for: prepared).start { [self] event in
+            }
+        case .buffered:
+            // The transport's collected response, as the events of a transfer: its head, the whole
+            // body as one chunk, the metrics.
+            return transport.response(for: prepared).lift { [self] downstream, _ in
+                lastSent.withLock { $0 = request }
+                return Observer { [self] event in
                     switch event {
                     case .value(let response):
                         responded.store(true, ordering: .relaxed)
-                        observer.send(
+                        downstream.send(
                             value: .head(
                                 ResponseHead(
                                     status: response.status, headers: response.headers,
                                     httpVersion: response.httpVersion)))
-                        if !response.body.isEmpty { observer.send(value: .body(response.body)) }
-                        observer.send(value: .completed(response.metrics ?? TransferMetrics()))
-                    case .failed(let error): observer.send(error: error)
-                    case .completed: observer.sendCompleted()
-                    case .interrupted: observer.sendInterrupted()
+                        if !response.body.isEmpty { downstream.send(value: .body(response.body)) }
+                        downstream.send(value: .completed(response.metrics ?? TransferMetrics()))
+                    case .failed(let error): downstream.send(error: error)
+                    case .completed: downstream.sendCompleted()
+                    case .interrupted: downstream.sendInterrupted()
                     }
                 }
             }

@@ -58,6 +58,11 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
         fields.contains { $0.name.caseInsensitiveEquals(name) }
     }
 
+    /// Makes room for `capacity` fields, so that adding several grows the storage once.
+    mutating func reserveCapacity(_ capacity: Int) {
+        fields.reserveCapacity(capacity)
+    }
+
     /// Appends a field, keeping any existing ones of the same name.
     public mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))

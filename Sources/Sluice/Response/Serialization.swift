@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Turns a response into a value: each serializer names the content types it accepts and fails
 /// with `.serializationFailed` (carrying the response) when the body cannot become its value.
@@ -103,32 +104,43 @@ public enum Serialization {
 extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Turns each response into `serializer`'s value on `Serialization.queue`, off the transport's thread.
     public func serialize<S: ResponseSerializer>(using serializer: S) -> SignalProducer<S.Output, SluiceError> {
-        let upstream = self
-        return SignalProducer<S.Output, SluiceError> { observer, lifetime in
-            // The claim happens on delivery, before the hop to the queue: the task's completion
-            // event then waits for the serialized value instead of reporting the bare response. A
-            // caller who leaves before the serializer ran closes the task as cancelled (after a
-            // completion, that does nothing).
-            let claimed = Lock<TaskReporter?>(nil)
-            lifetime.observeEnded { claimed.withLock { $0 }?.cancelled() }
-            let claiming = upstream.on(value: { response in
-                guard let reporter = response.reporter else { return }
-                reporter.claimCompletion()
-                claimed.withLock { $0 = reporter }
-            })
-            lifetime += (serializer.runsOnSerializationQueue ? claiming.observe(on: Serialization.queue) : claiming)
-                .attemptMap { (response) throws(SluiceError) -> S.Output in
+        // Two observers on the path of the response (the claim, then the serializer), and the hop
+        // between them only for serializers that do real work: no gate, no inner subscription.
+        //
+        // The claim happens on delivery, before the hop to the queue: the task's completion event
+        // then waits for the serialized value instead of reporting the bare response. A caller who
+        // leaves before the serializer ran closes the task as cancelled (after a completion, that
+        // does nothing).
+        let claiming = lift { (downstream: Observer<Response, SluiceError>, lifetime) in
+            Observer { event in
+                if case .value(let response) = event, let reporter = response.reporter {
+                    reporter.claimCompletion()
+                    lifetime.observeEnded { reporter.cancelled() }
+                }
+                downstream.send(event)
+            }
+        }
+        let source = serializer.runsOnSerializationQueue ? claiming.observe(on: Serialization.queue) : claiming
+        return source.lift { (downstream: Observer<S.Output, SluiceError>, _) in
+            let failed = SerializationFailure()
+            return Observer { event in
+                switch event {
+                case .value(let response):
                     do throws(SluiceError) {
                         let output = try serializer.serialize(response)
                         response.reporter?.complete(
                             TaskCompletion(response: response, error: nil, serializedValue: output))
-                        return output
+                        downstream.send(value: output)
                     } catch {
                         response.reporter?.complete(TaskCompletion(response: response, error: error))
-                        throw error
+                        failed.mark()
+                        downstream.send(error: error)
                     }
+                case .failed(let error): if !failed.isMarked { downstream.send(error: error) }
+                case .completed: if !failed.isMarked { downstream.sendCompleted() }
+                case .interrupted: if !failed.isMarked { downstream.sendInterrupted() }
                 }
-                .start(observer)
+            }
         }
     }
 
@@ -154,4 +166,15 @@ public struct DataResponseSerializer: ResponseSerializer {
 
     /// False: handing the body on is cheaper than a hop to another thread.
     public var runsOnSerializationQueue: Bool { false }
+}
+
+/// Whether a serialization operator already failed its subscription: nothing else may follow.
+final class SerializationFailure: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    /// Records the failure.
+    func mark() { flag.store(true, ordering: .relaxed) }
+
+    /// Whether the failure was recorded (events are serial, so relaxed order is enough).
+    var isMarked: Bool { flag.load(ordering: .relaxed) }
 }

@@ -5,12 +5,17 @@ extension SignalProducer {
     ///
     /// Cancelling the awaiting task disposes the subscription (which interrupts the work).
     /// The subscription is disposed as soon as the first value arrives.
+    @inlinable
     public func firstEvent() async -> Event<Value, Failure> {
+        // Inlinable, like the waiter, so that a caller's concrete types reach this code: generic
+        // code here would look up the metadata of `Event` and the continuation at run time, several
+        // times per await. The waiter takes the first event and disposes the subscription itself
+        // (no `take(first: 1)` layer in between).
         let waiter = FirstEventWaiter<Value, Failure>()
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 waiter.install(continuation)
-                waiter.attach(self.take(first: 1).start(Observer(waiter.finish)))
+                waiter.attach(self.start(Observer(waiter.finish)))
             }
         } onCancel: {
             waiter.cancel()
@@ -33,6 +38,7 @@ extension SignalProducer where Failure: AwaitableFailure {
     /// Cancelling the awaiting task disposes the subscription (a request is cancelled) and throws
     /// `Failure.noValue(.interrupted)`; a stream that completes without a value throws
     /// `Failure.noValue(.completed)`.
+    @inlinable
     public var value: Value {
         get async throws(Failure) {
             switch await firstEvent() {
@@ -48,26 +54,42 @@ extension SignalProducer where Failure: AwaitableFailure {
 extension SignalProducer where Failure == Never {
     /// Starts the producer and returns its first value, or nil if it ended without one.
     /// Cancelling the awaiting task disposes the subscription.
+    @inlinable
     public var value: Value? {
         get async { await firstEvent().value }
     }
 }
 
 /// Joins one producer subscription to one awaiting continuation, whichever side finishes first.
+///
+/// The continuation is resumed exactly once: by the first event, which every subscription
+/// eventually sends (disposal sends `interrupted`), and never again after it (`isFinished`).
+@usableFromInline
 final class FirstEventWaiter<Value: Sendable, Failure: Error>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Event<Value, Failure>, Never>?
-        var disposable: (any Disposable)?
-        var isCancelled = false
-        var isFinished = false
+    @usableFromInline
+    struct State {
+        @usableFromInline var continuation: UnsafeContinuation<Event<Value, Failure>, Never>?
+        @usableFromInline var disposable: (any Disposable)?
+        @usableFromInline var isCancelled = false
+        @usableFromInline var isFinished = false
+
+        @inlinable
+        init() {}
     }
 
-    private let state = Lock(State())
+    @usableFromInline
+    let state = Lock(State())
 
-    func install(_ continuation: CheckedContinuation<Event<Value, Failure>, Never>) {
+    @inlinable
+    init() {}
+
+    @inlinable
+    func install(_ continuation: UnsafeContinuation<Event<Value, Failure>, Never>) {
         state.withLock { $0.continuation = continuation }
     }
 
+    /// Keeps the subscription for `cancel`, or disposes it at once if the waiter is already done.
+    @inlinable
     func attach(_ disposable: any Disposable) {
         let disposeNow = state.withLock { s -> Bool in
             if s.isCancelled || s.isFinished { return true }
@@ -77,6 +99,7 @@ final class FirstEventWaiter<Value: Sendable, Failure: Error>: Sendable {
         if disposeNow { disposable.dispose() }
     }
 
+    @inlinable
     func cancel() {
         let disposable = state.withLock { s -> (any Disposable)? in
             s.isCancelled = true
@@ -87,14 +110,22 @@ final class FirstEventWaiter<Value: Sendable, Failure: Error>: Sendable {
         disposable?.dispose()
     }
 
+    /// Resumes the awaiting task with the first event; after a value, ends the subscription (a
+    /// subscription not attached yet is disposed by `attach`).
+    @inlinable
     func finish(_ event: Event<Value, Failure>) {
-        let continuation = state.withLock { s -> CheckedContinuation<Event<Value, Failure>, Never>? in
-            if s.isFinished { return nil }
+        let (continuation, disposable) = state.withLock {
+            s -> (UnsafeContinuation<Event<Value, Failure>, Never>?, (any Disposable)?) in
+            if s.isFinished { return (nil, nil) }
             s.isFinished = true
-            s.disposable = nil
-            defer { s.continuation = nil }
-            return s.continuation
+            defer {
+                s.continuation = nil
+                s.disposable = nil
+            }
+            return (s.continuation, s.disposable)
         }
-        continuation?.resume(returning: event)
+        guard let continuation else { return }
+        if !event.isTerminating { disposable?.dispose() }
+        continuation.resume(returning: event)
     }
 }

@@ -1,4 +1,5 @@
 extension Operators {
+    @inlinable
     static func attemptMap<V, E, U>(
         _ transform: @escaping @Sendable (V) throws(E) -> U
     ) -> EventTransform<V, E, U, E> {
@@ -24,6 +25,7 @@ extension Operators {
 
 extension Signal {
     /// Transforms each value with a closure that may fail; the first failure ends the stream.
+    @inlinable
     public func attemptMap<U>(_ transform: @escaping @Sendable (Value) throws(Failure) -> U) -> Signal<U, Failure> {
         lift(Operators.attemptMap(transform))
     }
@@ -31,6 +33,7 @@ extension Signal {
 
 extension SignalProducer {
     /// Transforms each value with a closure that may fail; the first failure ends the stream.
+    @inlinable
     public func attemptMap<U>(
         _ transform: @escaping @Sendable (Value) throws(Failure) -> U
     ) -> SignalProducer<U, Failure> {

@@ -1,4 +1,5 @@
 extension Operators {
+    @inlinable
     static func on<V, E>(
         event: (@Sendable (Event<V, E>) -> Void)?,
         value: (@Sendable (V) -> Void)?,
@@ -28,6 +29,7 @@ extension Operators {
 extension Signal {
     /// Runs side effects for events as they pass, before downstream observers see them.
     /// `disposed` runs when the observation ends, whether by a terminal event or by disposal.
+    @inlinable
     public func on(
         event: (@Sendable (Event<Value, Failure>) -> Void)? = nil,
         value: (@Sendable (Value) -> Void)? = nil,
@@ -48,6 +50,7 @@ extension SignalProducer {
     /// Runs side effects for the subscription's life and its events, before the observer sees them:
     /// `starting` before the work starts, `started` after its start handler returned, and
     /// `disposed` when the subscription ends, whether by a terminal event or by disposal.
+    @inlinable
     public func on(
         starting: (@Sendable () -> Void)? = nil,
         started: (@Sendable () -> Void)? = nil,

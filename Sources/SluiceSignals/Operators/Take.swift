@@ -1,4 +1,5 @@
 extension Operators {
+    @inlinable
     static func take<V, E>(first count: Int) -> EventTransform<V, E, V, E> {
         EventTransform { downstream, _ in
             let remaining = OperatorState(count)
@@ -34,6 +35,7 @@ extension Operators {
 
 extension Signal {
     /// Sends the first `count` values, then completes.
+    @inlinable
     public func take(first count: Int) -> Signal<Value, Failure> {
         lift(Operators.take(first: count))
     }
@@ -46,6 +48,7 @@ extension Signal {
 
 extension SignalProducer {
     /// Sends the first `count` values, then completes and disposes the work.
+    @inlinable
     public func take(first count: Int) -> SignalProducer<Value, Failure> {
         lift(Operators.take(first: count))
     }

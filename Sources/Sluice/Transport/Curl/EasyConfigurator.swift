@@ -97,7 +97,16 @@ enum EasyConfigurator {
         // Methods that carry a body by convention send an empty one with Content-Length: 0.
         let sendsBody = hasBody || request.method == .post || request.method == .put || request.method == .patch
         try configureMethodAndBody(context, hasBody: hasBody, sendsBody: sendsBody)
-        try easy.setHeaders(headerLines(for: request, sendsBody: sendsBody))
+        // The header lines depend on these only; a pooled handle that sent the same ones keeps its
+        // list without the lines being formatted again (the defaults usually share their storage,
+        // which makes the comparison a pointer check).
+        let headerSource = EasyHandle.HeaderSource(
+            headers: request.headers, isPost: request.method == .post, sendsBody: sendsBody,
+            decompress: options.decompress)
+        if easy.headerSource != headerSource {
+            try easy.setHeaders(headerLines(for: request, sendsBody: sendsBody))
+            easy.headerSource = headerSource
+        }
     }
 
     private static func configureMethodAndBody(
@@ -159,6 +168,7 @@ enum EasyConfigurator {
     /// its own anew for every request.
     private static func headerLines(for request: Request, sendsBody: Bool) -> [String] {
         var lines: [String] = []
+        lines.reserveCapacity(request.headers.count + 3)
         var hasExpect = false
         var hasAcceptEncoding = false
         if request.method == .post && !request.headers.contains("Content-Type") { lines.append("Content-Type:") }

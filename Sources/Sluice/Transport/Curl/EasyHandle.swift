@@ -15,6 +15,17 @@ final class EasyHandle {
     /// The lines in `headerList`, so that the same headers are not copied into a new list.
     @exclusivity(unchecked) private var headerLines: [String] = []
 
+    /// What the current header list was made from (nil: no list yet, or it must be made anew).
+    @exclusivity(unchecked) var headerSource: HeaderSource?
+
+    /// The inputs of a request's header lines (see `EasyConfigurator`).
+    struct HeaderSource: Equatable {
+        var headers: HTTPHeaders
+        var isPost: Bool
+        var sendsBody: Bool
+        var decompress: Bool
+    }
+
     /// The per-request options as the handle has them now; a fresh handle has libcurl's defaults.
     /// Loop thread only, never accessed overlapping: no run-time exclusivity checks.
     @exclusivity(unchecked) var settings = Settings()
@@ -125,6 +136,7 @@ final class EasyHandle {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
         headerLines = []
+        headerSource = nil
     }
 
     deinit {
