@@ -153,6 +153,9 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
                 let queue = unsafeDowncast(storage, to: LockStorage<PendingQueue<Item>>.self)
                 while let item = queue.withLock({ $0.popFirst() }) { process(item) }
             }
+            // An interruption that arrived while the token was held (see `interrupt`), after
+            // everything queued before it.
+            if !deliveryEnded && isInterrupting.load(ordering: .relaxed) { deliver(.interrupted) }
             missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
             if missed == 0 { return }
         }
@@ -252,7 +255,16 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         // event is still being delivered), and queueing the event would allocate the queue.
         if terminated.load(ordering: .acquiring) { return }
         isInterrupting.store(true, ordering: .relaxed)
-        send(.interrupted)
+        if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+            deliver(.interrupted)
+            if wip.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
+            drain(missed: 1)
+        } else if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+            // The holder gave the token back meanwhile: deliver it as the new holder.
+            drain(missed: 1)
+        }
+        // Otherwise the holder sees the notification and delivers `interrupted` in its `drain`,
+        // after what was queued before; nothing is queued (which would allocate the queue).
     }
 
     /// Whether the core has delivered its terminal event.

@@ -33,17 +33,17 @@ extension Client {
     public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
         let inFlight = self.inFlight
         let hub = eventHub
-        return SignalProducer { [self] observer, lifetime in
-            // Cancelling through the client interrupts this subscription as disposing it would:
-            // the interruption ends the lifetime, which cancels the transfer.
-            let id = inFlight.register(method: request.method, url: request.url) { observer.sendInterrupted() }
-            lifetime.observeEnded { inFlight.remove(id) }
+        // Watched requests stream, so that progress can be reported; others take the cheaper
+        // collected path through the transport.
+        return SignalProducer.deferred { [self] in
             let reporter = hub.reporter(for: request)
-            // Watched requests stream, so that progress can be reported; others take the cheaper
-            // collected path through the transport.
-            run(
-                request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter,
-                observer: observer, lifetime: lifetime)
+            return run(request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter)
+        }
+        .lift { downstream, lifetime in
+            // Cancelling through the client ends the subscription as disposing it would.
+            let id = inFlight.register(method: request.method, url: request.url) { lifetime.end() }
+            lifetime.observeEnded { inFlight.remove(id) }
+            return downstream
         }
     }
 
@@ -51,50 +51,49 @@ extension Client {
     func collect(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
         Response, SluiceError
     > {
-        SignalProducer { [self] observer, lifetime in
-            run(request, delivery: delivery, reporter: reporter, observer: observer, lifetime: lifetime)
-        }
+        SignalProducer.deferred { [self] in run(request, delivery: delivery, reporter: reporter) }
     }
 
-    /// Runs `request` through the chain into `observer` (within the caller's producer, so `send`
-    /// costs one producer, not two).
-    private func run(
-        _ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?,
-        observer: Observer<Response, SluiceError>, lifetime: Lifetime
-    ) {
-        let chain = self.interceptors
-        let transport = self.transport
-        let scheduler = configuration.scheduler
+    /// One run of `request` through the chain, as a response: the chain's transfer events put
+    /// together by an observer on their path (no gate, no inner subscription). Made when the run
+    /// starts (see `SignalProducer.deferred`).
+    private func run(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
+        Response, SluiceError
+    > {
         let aggregator = metricsAggregator
         reporter?.report(.created)
         reporter?.report(.resumed)
         let exchange = Exchange(
-            request: request, transport: transport, scheduler: scheduler, delivery: delivery, reporter: reporter)
-        let accumulator = ResponseAccumulator()
-        lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start {
-            event in
-            switch event {
-            case .value(let transferEvent):
-                guard let metrics = accumulator.add(transferEvent) else { return }
-                do throws(SluiceError) {
-                    var response = try accumulator.response(
-                        for: exchange.lastSentRequest ?? request, metrics: metrics)
-                    response.reporter = reporter
-                    aggregator.record(url: response.request.url, response: response)
-                    observer.send(value: response)
-                    reporter?.responseDelivered(response)
-                } catch {
+            request: request, transport: transport, scheduler: configuration.scheduler, delivery: delivery,
+            reporter: reporter)
+        let events = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
+        return events.lift { downstream, _ in
+            let accumulator = ResponseAccumulator()
+            return Observer { event in
+                if accumulator.hasFailed { return }
+                switch event {
+                case .value(let transferEvent):
+                    guard let metrics = accumulator.add(transferEvent) else { return }
+                    do throws(SluiceError) {
+                        var response = try accumulator.response(
+                            for: exchange.lastSentRequest ?? request, metrics: metrics)
+                        response.reporter = reporter
+                        aggregator.record(url: response.request.url, response: response)
+                        downstream.send(value: response)
+                        reporter?.responseDelivered(response)
+                    } catch {
+                        reporter?.complete(TaskCompletion(response: nil, error: error))
+                        downstream.send(error: error)
+                    }
+                case .failed(let error):
+                    aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
                     reporter?.complete(TaskCompletion(response: nil, error: error))
-                    observer.send(error: error)
+                    downstream.send(error: error)
+                case .completed: downstream.sendCompleted()
+                case .interrupted:
+                    reporter?.cancelled()
+                    downstream.sendInterrupted()
                 }
-            case .failed(let error):
-                aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
-                reporter?.complete(TaskCompletion(response: nil, error: error))
-                observer.send(error: error)
-            case .completed: observer.sendCompleted()
-            case .interrupted:
-                reporter?.cancelled()
-                observer.sendInterrupted()
             }
         }
     }

@@ -76,6 +76,7 @@ final class ResponseAccumulator: Sendable {
     private struct State {
         var head: ResponseHead?
         var body = Data()
+        var failed = false
     }
 
     private let state = Mutex(State())
@@ -95,12 +96,17 @@ final class ResponseAccumulator: Sendable {
         return nil
     }
 
+    /// Whether putting the response together failed: the stream was ended with that error, and
+    /// what the transfer still sends must be dropped.
+    var hasFailed: Bool { state.withLock { $0.failed } }
+
     func response(for request: Request, metrics: TransferMetrics) throws(SluiceError) -> Response {
         let (head, body) = state.withLock { s in
             defer { s.body = Data() }
             return (s.head, s.body)
         }
         guard let head else {
+            state.withLock { $0.failed = true }
             throw SluiceError(.protocolError, "The transfer completed without a response head.")
         }
         var fileURL: URL?
