@@ -3,15 +3,64 @@ import Foundation
 /// An HTTP request: a value that is edited freely and validated when it is prepared for sending.
 public struct Request: Sendable {
     /// The method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { storage.method }
+        _modify { yield &unique().method }
+    }
     /// The absolute URL.
-    public var url: URL
+    public var url: URL {
+        get { storage.url }
+        _modify { yield &unique().url }
+    }
     /// The header fields, in order.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.headers }
+        _modify { yield &unique().headers }
+    }
     /// The body.
-    public var body: RequestBody
+    public var body: RequestBody {
+        get { storage.body }
+        _modify { yield &unique().body }
+    }
     /// Transfer settings.
-    public var options: RequestOptions
+    public var options: RequestOptions {
+        get { storage.options }
+        _modify { yield &unique().options }
+    }
+
+    /// The fields, in one box shared by copies until one of them changes (copy on write): a
+    /// request is handed along the chain, into events and into its response many times, and
+    /// copying its ~150 bytes and retaining each field every time cost more than the box. The
+    /// setters yield the field in place (`_modify`), so `request.headers.add(…)` on an unshared
+    /// request does not copy the headers.
+    private var storage: Storage
+
+    private final class Storage: @unchecked Sendable {
+        // `@unchecked`: mutated only through `unique()`, when this value is the box's only owner.
+        var method: HTTPMethod
+        var url: URL
+        var headers: HTTPHeaders
+        var body: RequestBody
+        var options: RequestOptions
+
+        init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: RequestBody, options: RequestOptions) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.options = options
+        }
+
+        func copy() -> Storage {
+            Storage(method: method, url: url, headers: headers, body: body, options: options)
+        }
+    }
+
+    /// The box, made this value's own first if it is shared.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
 
     /// Creates a request.
     public init(
@@ -21,11 +70,7 @@ public struct Request: Sendable {
         body: RequestBody = .empty,
         options: RequestOptions = RequestOptions()
     ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.options = options
+        storage = Storage(method: method, url: url, headers: headers, body: body, options: options)
     }
 
     /// Validates the request; the transport accepts only a `PreparedRequest`.
