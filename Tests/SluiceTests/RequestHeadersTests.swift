@@ -306,3 +306,27 @@ struct RequestHeadersTests {
 private func isPrintableASCII(_ text: String) -> Bool {
     text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
 }
+
+/// The standard-library trimming the default headers use instead of Foundation's must trim exactly
+/// what `trimmingCharacters(in: .whitespaces)` trims.
+@Suite("Trimming whitespace")
+struct TrimmingWhitespaceTests {
+    @Test func agreesWithFoundationOnEveryWhitespaceAndSomeNeighbours() {
+        let candidates: [Unicode.Scalar] = [
+            " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2000}", "\u{2007}",
+            "\u{200A}", "\u{200B}", "\u{2028}", "\u{202F}", "\u{205F}", "\u{3000}", "\u{FEFF}", "a", "é",
+        ]
+        for scalar in candidates {
+            for text in ["\(scalar)x\(scalar)", "\(scalar)\(scalar)", "x \(scalar) y", "\(scalar)"] {
+                #expect(
+                    text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespaces),
+                    "U+\(String(scalar.value, radix: 16, uppercase: true)) in \(text.debugDescription)")
+            }
+        }
+    }
+
+    @Test func asciiUserAgentTextIsNotTransliterated() {
+        #expect(DefaultHeaders.asciiTransliterated("Linux 6.1.0 (x86_64)") == "Linux 6.1.0 (x86_64)")
+        #expect(DefaultHeaders.asciiTransliterated("Crème") == "Creme")
+    }
+}

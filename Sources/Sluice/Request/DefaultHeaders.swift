@@ -62,10 +62,21 @@ public enum DefaultHeaders {
     static func preferredLanguages() -> [String] {
         #if canImport(Darwin)
             let languages = Locale.preferredLanguages
-            return languages.isEmpty ? languages(fromEnvironment: ProcessInfo.processInfo.environment) : languages
+            return languages.isEmpty ? languages(fromEnvironment: localeEnvironment()) : languages
         #else
-            return languages(fromEnvironment: ProcessInfo.processInfo.environment)
+            return languages(fromEnvironment: localeEnvironment())
         #endif
+    }
+
+    /// The four locale variables `languages(fromEnvironment:)` reads, each with `getenv`:
+    /// `ProcessInfo.environment` would copy the whole environment into a dictionary, and its code
+    /// pages stay resident in a process that may never use them otherwise.
+    private static func localeEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return environment
     }
 
     /// Language tags from POSIX locale variables: `LANGUAGE`'s list when a locale is set, else the
@@ -80,7 +91,8 @@ public enum DefaultHeaders {
     /// A BCP 47 tag from a POSIX locale name or a tag (`de_DE.UTF-8@euro` gives `de-DE`); nil for
     /// `C`, `POSIX` or anything that is not letters, digits and separators.
     static func languageTag(_ name: String) -> String? {
-        let base = name.prefix { $0 != "." && $0 != "@" }.replacingOccurrences(of: "_", with: "-")
+        // Not `replacingOccurrences(of:with:)`: it goes through NSString, whose code stays resident.
+        let base = String(name.prefix { $0 != "." && $0 != "@" }.map { $0 == "_" ? "-" : $0 })
         guard base != "C", base != "POSIX", !base.isEmpty else { return nil }
         let subtags = base.split(separator: "-", omittingEmptySubsequences: false)
         let valid = subtags.allSatisfy { subtag in
@@ -124,7 +136,7 @@ public enum DefaultHeaders {
             products.append(version.isEmpty ? name : "\(name)/\(version)")
         }
         products.append("Sluice/\(SluiceInfo.version)")
-        var comment = ["\(system.name) \(system.release)".trimmingCharacters(in: .whitespaces), system.machine]
+        var comment = ["\(system.name) \(system.release)".trimmingWhitespace(), system.machine]
         if let distribution = system.distribution { comment.append(distribution) }
         let text = comment.map(commentText).filter { !$0.isEmpty }.joined(separator: "; ")
         if !text.isEmpty { products.append("(\(text))") }
@@ -134,8 +146,15 @@ public enum DefaultHeaders {
 
     /// `text` in ASCII: transliterated (`Crème` gives `Creme`, `日本` gives `ri ben`), then anything
     /// still outside printable ASCII dropped.
+    ///
+    /// ASCII text skips the transform, which leaves it unchanged anyway: creating an ICU
+    /// transliterator loads its whole registry (Unicode names, locale and normalization data),
+    /// some 4 MiB of resident memory for the life of the process, for a `User-Agent` that is
+    /// almost always ASCII already.
     static func asciiTransliterated(_ text: String) -> String {
-        let latin = text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? text
+        let latin =
+            text.utf8.allSatisfy { $0 < 0x80 }
+            ? text : text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? text
         return String(decoding: latin.utf8.filter { (0x20...0x7E).contains($0) }, as: UTF8.self)
     }
 
@@ -149,6 +168,6 @@ public enum DefaultHeaders {
     /// Comment text: ASCII, without the parentheses and backslashes that would end or escape it.
     private static func commentText(_ text: String) -> String {
         let bytes = asciiTransliterated(text).utf8.filter { $0 != 0x28 && $0 != 0x29 && $0 != 0x5C }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
 }

@@ -40,9 +40,9 @@ struct SystemDescription: Sendable, Equatable {
         for line in contents.split(whereSeparator: \.isNewline) {
             let parts = line.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let key = parts[0].trimmingCharacters(in: .whitespaces)
+            let key = parts[0].trimmingWhitespace()
             guard !key.hasPrefix("#") else { continue }
-            values[key] = unquoted(parts[1].trimmingCharacters(in: .whitespaces))
+            values[key] = unquoted(parts[1].trimmingWhitespace())
         }
         var name = values["NAME"] ?? values["ID"] ?? ""
         if name.hasSuffix(" GNU/Linux") { name.removeLast(" GNU/Linux".count) }
