@@ -23,6 +23,9 @@ public final class CompositeDisposable: Disposable {
     struct State {
         /// The first entry, kept inline: most lifetimes hold one or two, and this saves an array.
         @usableFromInline var first: (id: UInt64, entry: Entry)?
+        /// The second entry, also kept inline: a transfer's lifetime collects two (its gate and
+        /// the transport's cancel), and an array for them was one more allocation per request.
+        @usableFromInline var second: (id: UInt64, entry: Entry)?
         @usableFromInline var entries: [(id: UInt64, entry: Entry)] = []
         @usableFromInline var nextID: UInt64 = 0
         @usableFromInline var isDisposed = false
@@ -33,8 +36,10 @@ public final class CompositeDisposable: Disposable {
         /// Adds an entry, inline if it is the first. Order is kept: `first` always runs first.
         @inlinable
         mutating func append(_ item: (id: UInt64, entry: Entry)) {
-            if first == nil && entries.isEmpty {
+            if first == nil && second == nil && entries.isEmpty {
                 first = item
+            } else if second == nil && entries.isEmpty {
+                second = item
             } else {
                 // Room for a few at once: a subscription's lifetime typically collects two to
                 // four, and growing from one element reallocates at each step.
@@ -96,6 +101,7 @@ public final class CompositeDisposable: Disposable {
         return AnyDisposable { [weak self] in
             self?.withState { s in
                 if s.first?.id == id { s.first = nil }
+                if s.second?.id == id { s.second = nil }
                 s.entries.removeAll { $0.id == id }
             }
         }
@@ -134,17 +140,20 @@ public final class CompositeDisposable: Disposable {
     /// Disposes every disposable added, in order, once.
     @inlinable
     public func dispose() {
-        let (first, entries) = withState { s -> ((id: UInt64, entry: Entry)?, [(id: UInt64, entry: Entry)]) in
-            if s.isDisposed { return (nil, []) }
+        typealias Item = (id: UInt64, entry: Entry)
+        let (first, second, entries) = withState { s -> (Item?, Item?, [Item]) in
+            if s.isDisposed { return (nil, nil, []) }
             s.isDisposed = true
             defer {
                 s.first = nil
+                s.second = nil
                 s.entries = []
             }
-            return (s.first, s.entries)
+            return (s.first, s.second, s.entries)
         }
         disposed.store(true, ordering: .releasing)
         first?.entry.run()
+        second?.entry.run()
         for item in entries { item.entry.run() }
     }
 

@@ -37,11 +37,14 @@ public struct Request: Sendable {
 
     private final class Storage: @unchecked Sendable {
         // `@unchecked`: mutated only through `unique()`, when this value is the box's only owner.
-        var method: HTTPMethod
-        var url: URL
-        var headers: HTTPHeaders
-        var body: RequestBody
-        var options: RequestOptions
+        // `@exclusivity(unchecked)`: every access goes through the `Request` that owns the box, so
+        // the compiler's static check of the `Request` already rules out overlapping accesses; the
+        // run-time check (two calls into the runtime per read) cost more than the read.
+        @exclusivity(unchecked) var method: HTTPMethod
+        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var headers: HTTPHeaders
+        @exclusivity(unchecked) var body: RequestBody
+        @exclusivity(unchecked) var options: RequestOptions
 
         init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: RequestBody, options: RequestOptions) {
             self.method = method

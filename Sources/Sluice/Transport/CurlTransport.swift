@@ -60,14 +60,14 @@ public final class CurlTransport: Transport {
         let queue = self.queue
         return SignalProducer { observer, lifetime in
             let id = queue.makeID()
-            let token = TransferToken()
+            let token = TransferToken(id: id, queue: queue)
             queue.send(.start(TransferStart(id: id, request: request, sink: .events(observer), token: token)))
-            control?.bind(queue: queue, id: id)
-            lifetime.observeEnded {
-                control?.unbind(id: id)
-                // A transfer the loop already finished needs no cancel (and no wake-up).
-                if !token.isFinished { queue.send(.cancel(id)) }
+            if let control {
+                control.bind(queue: queue, id: id)
+                lifetime.observeEnded { control.unbind(id: id) }
             }
+            // Ending the lifetime cancels a transfer the loop has not finished.
+            lifetime += token
         }
     }
 
@@ -80,11 +80,9 @@ public final class CurlTransport: Transport {
         let queue = self.queue
         return SignalProducer { observer, lifetime in
             let id = queue.makeID()
-            let token = TransferToken()
+            let token = TransferToken(id: id, queue: queue)
             queue.send(.start(TransferStart(id: id, request: request, sink: .response(observer), token: token)))
-            lifetime.observeEnded {
-                if !token.isFinished { queue.send(.cancel(id)) }
-            }
+            lifetime += token
         }
     }
 }

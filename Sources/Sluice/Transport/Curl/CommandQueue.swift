@@ -74,12 +74,14 @@ final class CommandQueue: Sendable {
         }
     }
 
-    /// Takes every queued command (loop thread only).
-    func takeAll() -> [LoopCommand] {
+    /// Takes every queued command (loop thread only) into `batch`, which must be empty, by swapping
+    /// it with the queue's array: the two arrays trade places and keep their capacity, so taking
+    /// and emptying a batch allocates nothing (returning a copy left the queue's buffer shared, and
+    /// emptying it then allocated a new one for every batch).
+    func takeAll(into batch: inout [LoopCommand]) {
         state.withLock { s in
             s.wakeupPending = false
-            defer { s.commands.removeAll(keepingCapacity: true) }
-            return s.commands
+            swap(&s.commands, &batch)
         }
     }
 

@@ -14,6 +14,9 @@ final class CurlLoop {
     @exclusivity(unchecked) private var idleHandles: [EasyHandle] = []
     @exclusivity(unchecked) private var lastIdleCheck = ContinuousClock.now
     @exclusivity(unchecked) private var isShuttingDown = false
+    @exclusivity(unchecked) private var remoteAddresses = RemoteAddressCache()
+    /// The commands being handled; empty between batches (see `CommandQueue.takeAll(into:)`).
+    @exclusivity(unchecked) private var batch: [LoopCommand] = []
 
     /// How often transfers are checked for the idle timeout.
     private static let idleCheckInterval: Duration = .milliseconds(100)
@@ -33,13 +36,13 @@ final class CurlLoop {
     func run() {
         queue.markLoopThread()
         while !isShuttingDown {
-            for command in queue.takeAll() { handle(command) }
+            handleCommands()
             do {
                 try multi.perform()
             } catch {
                 failAll(error)
             }
-            for (handle, result) in multi.finishedTransfers() { finish(handle, result) }
+            multi.forEachFinishedTransfer { handle, result in finish(handle, result) }
             checkIdleTimeouts()
             if isShuttingDown || queue.hasCommands { continue }
             let timeout: Int32 = transfers.isEmpty ? 1000 : 100
@@ -48,7 +51,8 @@ final class CurlLoop {
             let woken = (try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)) ?? true
             if woken { queue.drainWakeups() }
         }
-        for command in queue.takeAll() {
+        queue.takeAll(into: &batch)
+        for command in batch {
             if case .start(let start) = command {
                 start.sink.send(error: SluiceError(.cancelled, "The transport was shut down."))
             }
@@ -61,8 +65,11 @@ final class CurlLoop {
     /// until the transport shuts down.
     static func refuseAll(queue: CommandQueue, error: SluiceError) {
         queue.markLoopThread()
+        var batch: [LoopCommand] = []
         while true {
-            for command in queue.takeAll() {
+            queue.takeAll(into: &batch)
+            defer { batch.removeAll(keepingCapacity: true) }
+            for command in batch {
                 switch command {
                 case .start(let start):
                     start.token.markFinished()
@@ -77,6 +84,14 @@ final class CurlLoop {
             _ = poll(&descriptor, 1, 1000)
             queue.drainWakeups()
         }
+    }
+
+    /// Handles the commands queued since the previous batch.
+    private func handleCommands() {
+        queue.takeAll(into: &batch)
+        if batch.isEmpty { return }
+        for command in batch { handle(command) }
+        batch.removeAll(keepingCapacity: true)
     }
 
     private func handle(_ command: LoopCommand) {
@@ -100,7 +115,8 @@ final class CurlLoop {
     }
 
     private func begin(_ start: TransferStart) {
-        if start.token.isFinished { return }  // disposed before the loop got to it
+        // Disposed before the loop got to it: its subscriber has had its `interrupted` already.
+        if start.token.isDisposed || start.token.isFinished { return }
         do throws(SluiceError) {
             let easy: EasyHandle
             if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyConfigurator.makeHandle() }
@@ -127,7 +143,7 @@ final class CurlLoop {
         let outcome: Result<TransferMetrics, SluiceError>
         if result == CURLE_OK && context.abortReason == nil {
             context.sendHeadIfNeeded()
-            outcome = .success(context.metrics())
+            outcome = .success(context.metrics(addresses: &remoteAddresses))
         } else {
             outcome = .failure(
                 SluiceError(
@@ -170,8 +186,16 @@ final class CurlLoop {
         let now = ContinuousClock.now
         guard now - lastIdleCheck >= Self.idleCheckInterval, !transfers.isEmpty else { return }
         lastIdleCheck = now
+        // A transfer whose callbacks moved bytes since the previous check was active at some
+        // point in the last interval: counted as active now, so the timeout fires at most one
+        // interval late, and the callbacks never read the clock.
         let stalled = transfers.values.filter { context in
-            !context.isPaused && now - context.lastActivity > context.request.options.idleTimeout
+            if context.activity != context.activitySeen {
+                context.activitySeen = context.activity
+                context.lastActivity = now
+                return false
+            }
+            return !context.isPaused && now - context.lastActivity > context.request.options.idleTimeout
         }
         for context in stalled {
             context.abortReason = .idleTimeout

@@ -118,10 +118,11 @@ final class EasyHandle {
         return Int64(value)
     }
 
-    func info(string info: CURLINFO) -> String? {
+    /// A string that libcurl keeps, valid until the handle's next transfer or its cleanup.
+    func info(cString info: CURLINFO) -> UnsafePointer<CChar>? {
         var value: UnsafeMutablePointer<CChar>?
         guard sluice_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
-        return String(cString: value)
+        return UnsafePointer(value)
     }
 
     var errorMessage: String { String(cString: errorBuffer) }

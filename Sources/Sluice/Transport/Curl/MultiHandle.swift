@@ -45,16 +45,16 @@ final class MultiHandle {
         return extra.revents != 0
     }
 
-    /// The transfers that finished since the last call, with their result codes.
-    func finishedTransfers() -> [(UnsafeMutableRawPointer, CURLcode)] {
-        var finished: [(UnsafeMutableRawPointer, CURLcode)] = []
+    /// Hands every finished transfer to `body`, with its result, as libcurl reports them. `body`
+    /// may remove the handle (libcurl allows that between two reads of its messages: each message's
+    /// fields are read before `body` runs), and no array is made for a batch.
+    func forEachFinishedTransfer(_ body: (UnsafeMutableRawPointer, CURLcode) -> Void) {
         var left: Int32 = 0
         while let message = curl_multi_info_read(raw, &left) {
             if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle {
-                finished.append((easy, sluice_msg_result(message)))
+                body(easy, sluice_msg_result(message))
             }
         }
-        return finished
     }
 
     deinit {

@@ -13,7 +13,9 @@ final class TransferContext {
     let sink: TransferSink
     let token: TransferToken
     let easy: EasyHandle
-    let startedAt: ContinuousClock.Instant
+    /// The request's limits, read once: a callback reads them for every line and chunk.
+    private let maximumHeaderSize: Int
+    private let maximumBodySize: Int64
 
     // The mutable state is marked `@exclusivity(unchecked)`: it is only ever touched on the loop
     // thread, by plain reads and writes that cannot overlap, and the run-time exclusivity checks
@@ -21,6 +23,12 @@ final class TransferContext {
     @exclusivity(unchecked) var bodyReader: (any BodyReader)?
     @exclusivity(unchecked) var outputDescriptor: Int32 = -1
     @exclusivity(unchecked) var abortReason: AbortReason?
+    /// Counts the callbacks that moved bytes. The loop compares it with what it saw at its previous
+    /// idle check instead of the callbacks reading the clock: that was one `clock_gettime` per
+    /// header line and per chunk, more than the rest of a header line's work.
+    @exclusivity(unchecked) var activity: UInt64 = 0
+    /// The value of `activity` at the loop's latest idle check, and when it last changed.
+    @exclusivity(unchecked) var activitySeen: UInt64 = 0
     @exclusivity(unchecked) var lastActivity: ContinuousClock.Instant
     @exclusivity(unchecked) var isPaused = false
 
@@ -44,8 +52,9 @@ final class TransferContext {
         self.sink = sink
         self.token = token
         self.easy = easy
-        startedAt = .now
-        lastActivity = startedAt
+        maximumHeaderSize = request.options.maximumHeaderSize
+        maximumBodySize = request.options.maximumBodySize
+        lastActivity = .now
         expectedUpload = request.body.knownLength
     }
 
@@ -62,11 +71,10 @@ final class TransferContext {
     /// One header line (status line, field or the blank line that ends a block); returns the
     /// number of bytes consumed, or 0 to make libcurl abort.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
-        lastActivity = .now
+        activity &+= 1
         headerBytes += bytes.count
-        let limit = request.options.maximumHeaderSize
-        if headerBytes > limit {
-            abortReason = .headersTooLarge(limit: limit)
+        if headerBytes > maximumHeaderSize {
+            abortReason = .headersTooLarge(limit: maximumHeaderSize)
             return 0
         }
         switch parser.read(bytes.assumingMemoryBound(to: UInt8.self)) {
@@ -97,11 +105,10 @@ final class TransferContext {
 
     /// A chunk of the decoded body; returns the bytes consumed, or 0 to make libcurl abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        lastActivity = .now
+        activity &+= 1
         if !headSent { sendHeadIfNeeded() }
-        let limit = request.options.maximumBodySize
-        if received + Int64(bytes.count) > limit {
-            abortReason = .bodyTooLarge(limit: limit)
+        if received + Int64(bytes.count) > maximumBodySize {
+            abortReason = .bodyTooLarge(limit: maximumBodySize)
             return 0
         }
         received += Int64(bytes.count)
@@ -122,7 +129,7 @@ final class TransferContext {
     private func collect(_ bytes: UnsafeRawBufferPointer) {
         if body.isEmpty, let expected = expectedDownload, expected > bytes.count {
             // Bounded by the body limit (a longer body aborts) and by a sane first reservation.
-            body.reserveCapacity(Int(min(expected, request.options.maximumBodySize, Self.largestReservation)))
+            body.reserveCapacity(Int(min(expected, maximumBodySize, Self.largestReservation)))
         }
         body.append(bytes.assumingMemoryBound(to: UInt8.self))
     }
@@ -148,7 +155,7 @@ final class TransferContext {
 
     /// Fills libcurl's upload buffer; returns the bytes written, 0 at the end, or an abort code.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        lastActivity = .now
+        activity &+= 1
         guard let reader = bodyReader else { return 0 }
         do {
             let count = try reader.read(into: buffer)
@@ -212,8 +219,9 @@ final class TransferContext {
         }
     }
 
-    /// What libcurl measured.
-    func metrics() -> TransferMetrics {
+    /// What libcurl measured; the remote address's text comes from `addresses` when it is the
+    /// previous transfer's.
+    func metrics(addresses: inout RemoteAddressCache) -> TransferMetrics {
         func duration(_ info: CURLINFO) -> Duration { .microseconds(easy.info(int64: info)) }
         var metrics = TransferMetrics()
         metrics.nameLookup = duration(CURLINFO_NAMELOOKUP_TIME_T)
@@ -226,10 +234,8 @@ final class TransferContext {
         metrics.bytesReceived = received
         metrics.httpVersion = parser.version
         metrics.reusedConnection = easy.info(CURLINFO_NUM_CONNECTS) == 0
-        if let ip = easy.info(string: CURLINFO_PRIMARY_IP), !ip.isEmpty {
-            let port = easy.info(CURLINFO_PRIMARY_PORT)
-            // A byte search: `String.contains(_:)` goes through Foundation's string search here.
-            metrics.remoteAddress = ip.utf8.contains(UInt8(ascii: ":")) ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        if let ip = easy.info(cString: CURLINFO_PRIMARY_IP), ip.pointee != 0 {
+            metrics.remoteAddress = addresses.address(ip: ip, port: easy.info(CURLINFO_PRIMARY_PORT))
         }
         return metrics
     }
@@ -271,12 +277,37 @@ let seekCallback: curl_seek_callback = { userData, offset, origin in
     return TransferContext.from(userData).rewindBody(to: Int64(offset))
 }
 
-/// Shared between a started transfer's producer and the loop: tells the producer's cleanup that
-/// the loop already finished the transfer, so no cancel command needs to be sent.
-final class TransferToken: Sendable {
-    private let state = Mutex(false)
+/// Shared between a started transfer's producer and the loop, and the producer's way to cancel:
+/// its lifetime disposes the token, which sends a cancel command unless the loop already finished
+/// the transfer (then no command and no wake-up are needed). One object serves as both the flag and
+/// the disposable, where a flag and a closure capturing it were two allocations per request.
+final class TransferToken: Disposable {
+    let id: UInt64
+    private let queue: CommandQueue
+    private let state = Mutex((finished: false, disposed: false))
 
-    var isFinished: Bool { state.withLock { $0 } }
+    /// A token for transfer `id`, whose cancel command goes to `queue`.
+    init(id: UInt64, queue: CommandQueue) {
+        self.id = id
+        self.queue = queue
+    }
 
-    func markFinished() { state.withLock { $0 = true } }
+    /// Whether the loop has finished the transfer.
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Whether the producer's lifetime has ended (the subscriber disposed or got its terminal event).
+    var isDisposed: Bool { state.withLock { $0.disposed } }
+
+    /// Called by the loop when the transfer is over.
+    func markFinished() { state.withLock { $0.finished = true } }
+
+    /// Ends the producer's side: cancels the transfer if the loop has not finished it.
+    func dispose() {
+        let mustCancel = state.withLock { s -> Bool in
+            guard !s.disposed else { return false }
+            s.disposed = true
+            return !s.finished
+        }
+        if mustCancel { queue.send(.cancel(id)) }
+    }
 }
