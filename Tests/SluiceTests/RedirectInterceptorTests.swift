@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceTesting
+import Synchronization
 import Testing
 
 @Suite("Redirect interceptor")
@@ -102,6 +103,28 @@ struct RedirectInterceptorTests {
             } catch {
                 #expect(error.code == .redirectFailed)
             }
+        }
+    }
+
+    @Test func disposingDuringTheSecondHopCancelsItWithOneInterruption() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let slow = server.url(for: .delay(.seconds(5)))
+            let events = Mutex<[Event<Response, SluiceError>]>([])
+            let disposable = client.get(server.url(for: .redirect(status: 302, to: slow)).absoluteString).start {
+                event in events.withLock { $0.append(event) }
+            }
+            // The second hop is on the wire once the server has received it.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while server.requests(to: .delay(.seconds(5))).isEmpty && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(server.requests(to: .delay(.seconds(5))).count == 1)
+            disposable.dispose()
+            try await Task.sleep(for: .milliseconds(300))
+            let seen = events.withLock { $0 }
+            #expect(seen.count == 1, "one event: \(seen)")
+            if case .interrupted = seen.first {} else { Issue.record("interrupted, not \(seen)") }
         }
     }
 

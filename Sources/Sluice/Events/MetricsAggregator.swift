@@ -39,10 +39,26 @@ final class MetricsAggregator: Sendable {
     }
 
     private struct State {
-        var hosts: [String: HostState] = [:]
+        /// Each host's figures, at the slot `slots` gives its key: a request updates its host's
+        /// figures in place, by index, without hashing the key.
+        var keys: [String] = []
+        var figures: [HostState] = []
+        var slots: [String: Int] = [:]
         var flushScheduled = false
-        /// The key of the last URL recorded, reused while requests go to the same host.
-        var lastURL: (scheme: String?, host: String?, port: Int?, key: String)?
+        /// The `scheme://authority` text of the last URL recorded and its host's slot, reused
+        /// while requests go to the same origin: reading a URL's scheme, host and port through
+        /// `URL` parses and decodes them, which cost more than the rest of the recording.
+        var lastOrigin = ""
+        var lastSlot = 0
+
+        /// The slot for `key`, made if it is new.
+        mutating func slot(for key: String) -> Int {
+            if let slot = slots[key] { return slot }
+            keys.append(key)
+            figures.append(HostState())
+            slots[key] = figures.count - 1
+            return figures.count - 1
+        }
     }
 
     private let state = Lock(State())
@@ -61,36 +77,64 @@ final class MetricsAggregator: Sendable {
 
     /// Counts a request to `url` that ended with `response` or failed.
     func record(url: URL, response: Response?) {
-        let scheme = url.scheme
-        let host = url.host
-        let port = url.port
+        let text = url.absoluteString
         let mustSchedule = state.withLock { s -> Bool in
-            let key: String
-            if let last = s.lastURL, last.host == host, last.port == port, last.scheme == scheme {
-                key = last.key
+            let slot: Int
+            if !s.lastOrigin.isEmpty && Self.hasOrigin(text, s.lastOrigin) {
+                slot = s.lastSlot
             } else {
-                key = "\(host ?? ""):\(port ?? (scheme?.lowercased() == "https" ? 443 : 80))"
-                s.lastURL = (scheme, host, port, key)
+                let scheme = url.scheme
+                let key = "\(url.host ?? ""):\(url.port ?? (scheme?.lowercased() == "https" ? 443 : 80))"
+                slot = s.slot(for: key)
+                s.lastOrigin = Self.origin(of: text) ?? ""
+                s.lastSlot = slot
             }
-            // In place: the sample window is never copied.
-            s.hosts[key, default: HostState()].record(response)
+            s.figures[slot].record(response)
             defer { s.flushScheduled = true }
             return !s.flushScheduled
         }
         if mustSchedule { scheduler.schedule(after: interval) { [self] in flush() } }
     }
 
+    /// The `scheme://authority` start of an absolute URL's text, or nil if it has no authority.
+    static func origin(of text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count > colon + 2,
+            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        else { return nil }
+        let end = bytes[(colon + 3)...].firstIndex { isAuthorityEnd($0) } ?? bytes.count
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    /// Whether `text` starts with `origin` and the authority ends there: a byte comparison of the
+    /// two strings' contiguous storage.
+    static func hasOrigin(_ text: String, _ origin: String) -> Bool {
+        var text = text
+        var origin = origin
+        return text.withUTF8 { t in
+            origin.withUTF8 { o in
+                guard t.count >= o.count, memcmp(t.baseAddress!, o.baseAddress!, o.count) == 0 else { return false }
+                return t.count == o.count || isAuthorityEnd(t[o.count])
+            }
+        }
+    }
+
+    private static func isAuthorityEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
     private func flush() {
         let hosts = state.withLock { s in
             s.flushScheduled = false
-            return s.hosts
+            return (s.keys, s.figures)
         }
-        published.value = ClientMetrics(
-            hosts: hosts.mapValues { entry in
-                HostMetrics(
-                    requestCount: entry.requests, failureCount: entry.failures, reusedConnectionCount: entry.reused,
-                    bytesReceived: entry.bytes, latency: LatencySummary(seconds: entry.samples))
-            })
+        var byHost: [String: HostMetrics] = [:]
+        for (key, entry) in zip(hosts.0, hosts.1) {
+            byHost[key] = HostMetrics(
+                requestCount: entry.requests, failureCount: entry.failures, reusedConnectionCount: entry.reused,
+                bytesReceived: entry.bytes, latency: LatencySummary(seconds: entry.samples))
+        }
+        published.value = ClientMetrics(hosts: byHost)
     }
 }
 

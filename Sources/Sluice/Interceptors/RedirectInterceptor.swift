@@ -19,10 +19,12 @@ public struct RedirectInterceptor: Interceptor {
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
         guard policy.maxHops > 0 || policy.handler != nil else { return chain.proceed(request) }
         let policy = self.policy
-        return SignalProducer { observer, lifetime in
-            let run = RedirectRun(policy: policy, chain: chain, observer: observer)
-            lifetime += run.current
-            run.send(request)
+        // The first hop's events pass through an observer (no gate, no inner subscription: most
+        // requests are never redirected); a redirect's next hop is started from that observer
+        // once the redirect's own transfer has ended, and its events reach the same observer.
+        return chain.proceed(request).lift { downstream, lifetime in
+            RedirectRun(policy: policy, chain: chain, request: request, downstream: downstream, lifetime: lifetime)
+                .observer
         }
     }
 }
@@ -35,36 +37,51 @@ extension Interceptor where Self == RedirectInterceptor {
 }
 
 /// One start of a request whose redirects are followed: the hops, one at a time.
+///
+/// Hops never overlap: the next one starts inside the delivery of the previous one's terminal
+/// event, so the events reaching `downstream` stay serial, and each hop's subscription joins the
+/// start's lifetime, whose end cancels the hop in flight.
 final class RedirectRun: Sendable {
     private struct State {
         var hops = 0
         var visited: Set<String> = []
-        var request: Request?
-        /// The current hop answered with a redirect to follow: its events are dropped, and this
-        /// request is sent once the hop ends.
+        /// The request of the hop in flight.
+        var request: Request
         var pending: (next: Request, hop: RedirectHop)?
+        /// Set once a terminal event went downstream: anything after it is dropped.
+        var isFinished = false
     }
 
     private let policy: RedirectPolicy
     private let chain: InterceptorChain
-    private let observer: Observer<TransferEvent, SluiceError>
-    private let state = Mutex(State())
-    /// The running hop.
-    let current = SerialDisposable()
+    private let downstream: Observer<TransferEvent, SluiceError>
+    private let lifetime: Lifetime
+    private let state: Mutex<State>
 
-    init(policy: RedirectPolicy, chain: InterceptorChain, observer: Observer<TransferEvent, SluiceError>) {
+    init(
+        policy: RedirectPolicy, chain: InterceptorChain, request: Request,
+        downstream: Observer<TransferEvent, SluiceError>, lifetime: Lifetime
+    ) {
         self.policy = policy
         self.chain = chain
-        self.observer = observer
+        self.downstream = downstream
+        self.lifetime = lifetime
+        state = Mutex(State(request: request))
     }
 
-    func send(_ request: Request) {
+    /// The observer of every hop's events.
+    var observer: Observer<TransferEvent, SluiceError> { Observer { [self] event in handle(event) } }
+
+    /// Starts the next hop, unless the caller has left.
+    private func send(_ request: Request) {
         state.withLock { s in
             s.request = request
             s.pending = nil
         }
-        guard let hop = current.freshSlot() else { return }  // the caller left meanwhile
-        hop.inner = chain.proceed(request).start { [self] event in handle(event) }
+        if lifetime.hasEnded { return }
+        // Added after the start: a hop that ends at once has delivered everything by then, and
+        // a lifetime that ended meanwhile disposes the hop as it is added.
+        lifetime += chain.proceed(request).start(observer)
     }
 
     private static func key(_ request: Request) -> String {
@@ -72,6 +89,7 @@ final class RedirectRun: Sendable {
     }
 
     private func handle(_ event: Event<TransferEvent, SluiceError>) {
+        if state.withLock({ $0.isFinished }) { return }
         switch event {
         case .value(.head(let head)):
             do throws(SluiceError) {
@@ -80,31 +98,37 @@ final class RedirectRun: Sendable {
                     return
                 }
             } catch {
-                observer.send(error: error)
-                current.inner = nil
+                // The redirect's transfer is cancelled when the failure ends the subscription.
+                finish(.failed(error))
                 return
             }
-            observer.send(value: .head(head))
+            downstream.send(value: .head(head))
         case .value(let other):
-            if state.withLock({ $0.pending == nil }) { observer.send(value: other) }
+            if state.withLock({ $0.pending == nil }) { downstream.send(value: other) }
         case .completed, .failed:
             if let pending = state.withLock({ $0.pending }) {
                 // The redirect's own body ended (or broke off); it was dropped either way.
                 chain.report(.redirected(pending.hop))
                 send(pending.next)
-            } else if case .failed(let error) = event {
-                observer.send(error: error)
             } else {
-                observer.sendCompleted()
+                finish(event)
             }
         case .interrupted:
-            observer.sendInterrupted()
+            finish(event)
         }
     }
 
-    /// The request to send after `head`, or nil to deliver `head` as the response.
+    /// Sends a terminal event downstream, once.
+    private func finish(_ event: Event<TransferEvent, SluiceError>) {
+        let first = state.withLock { s -> Bool in
+            defer { s.isFinished = true }
+            return !s.isFinished
+        }
+        if first { downstream.send(event) }
+    }
+
     private func follow(_ head: ResponseHead) throws(SluiceError) -> (Request, RedirectHop)? {
-        let (request, hops) = state.withLock { ($0.request!, $0.hops) }
+        let (request, hops) = state.withLock { ($0.request, $0.hops) }
         guard var next = try RedirectRules.nextRequest(after: request, head: head, policy: policy) else { return nil }
         if let handler = policy.handler {
             let redirect = Redirect(request: request, response: head, next: next, hop: hops + 1)

@@ -110,8 +110,18 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
 
     /// Lists compare field by field, names case-insensitively.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.count == rhs.fields.count
+        // Lists that share their storage (a request that took the client's default headers as
+        // they are) are equal without comparing their strings.
+        if lhs.fields.count == rhs.fields.count && lhs.sharesStorage(with: rhs) { return true }
+        return lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
+    }
+
+    /// Whether both lists are the same non-empty array storage.
+    private func sharesStorage(with other: HTTPHeaders) -> Bool {
+        fields.withUnsafeBufferPointer { a in
+            other.fields.withUnsafeBufferPointer { b in a.baseAddress != nil && a.baseAddress == b.baseAddress }
+        }
     }
 
     /// Hashes names case-insensitively, consistently with `==`.

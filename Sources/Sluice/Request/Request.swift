@@ -104,14 +104,20 @@ public struct PreparedRequest: Sendable {
     }
 
     private static func validateURL(_ url: URL) throws(SluiceError) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme, scheme.caseInsensitiveEquals("http") || scheme.caseInsensitiveEquals("https")
+        else {
             throw SluiceError(.invalidURL, "Only http and https URLs can be requested, not \(url.absoluteString).")
         }
-        guard let host = url.host, !host.isEmpty else {
+        // Percent-encoded: only its presence matters here, and decoding it cost more than the rest.
+        guard let host = url.host(percentEncoded: true), !host.isEmpty else {
             throw SluiceError(.invalidURL, "The URL \(url.absoluteString) has no host.")
         }
         let text = url.absoluteString
-        if text.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) {
+        let isForbidden: (UInt8) -> Bool = { $0 < 0x21 || $0 == 0x7F }
+        // Over the contiguous bytes of a native string: the generic scan cost ~10 instructions a byte.
+        if text.utf8.withContiguousStorageIfAvailable({ $0.contains(where: isForbidden) })
+            ?? text.utf8.contains(where: isForbidden)
+        {
             throw SluiceError(.invalidURL, "The URL \(text.debugDescription) contains spaces or control characters.")
         }
     }

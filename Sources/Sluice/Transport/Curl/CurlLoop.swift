@@ -10,7 +10,6 @@ final class CurlLoop {
     // Only the loop thread touches these, with accesses that cannot overlap: no run-time
     // exclusivity checks (see `TransferContext`).
     @exclusivity(unchecked) private var transfers: [UInt64: TransferContext] = [:]
-    @exclusivity(unchecked) private var byHandle: [UnsafeMutableRawPointer: TransferContext] = [:]
     @exclusivity(unchecked) private var idleHandles: [EasyHandle] = []
     @exclusivity(unchecked) private var lastIdleCheck = ContinuousClock.now
     @exclusivity(unchecked) private var isShuttingDown = false
@@ -131,7 +130,6 @@ final class CurlLoop {
                 throw error
             }
             transfers[start.id] = context
-            byHandle[easy.raw] = context
         } catch {
             start.token.markFinished()
             start.sink.send(error: error)
@@ -139,7 +137,11 @@ final class CurlLoop {
     }
 
     private func finish(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
-        guard let context = byHandle[handle] else { return }
+        // The handle's private pointer is its context (set by `EasyConfigurator`), which the table
+        // keeps alive: only handles in the multi handle finish, and a context leaves the table
+        // only after its handle left the multi handle.
+        guard let pointer = EasyHandle.privatePointer(of: handle) else { return }
+        let context = TransferContext.from(pointer)
         let outcome: Result<TransferMetrics, SluiceError>
         if result == CURLE_OK && context.abortReason == nil {
             context.sendHeadIfNeeded()
@@ -169,7 +171,6 @@ final class CurlLoop {
         multi.remove(context.easy)
         context.closeOutput()
         transfers[context.id] = nil
-        byHandle[context.easy.raw] = nil
         context.bodyReader = nil
         // Pooled handles are not reset (see `EasyHandle.reuse`); one that ended suspended could
         // carry its pause into the next transfer, so it is let go instead.

@@ -31,16 +31,21 @@ enum EasyConfigurator {
         let request = context.request
         let options = request.options
 
-        try easy.set(CURLOPT_URL, request.url.absoluteString)
-        let connectTimeout = milliseconds(options.connectTimeout)
-        if easy.settings.connectTimeout != connectTimeout {
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
-            easy.settings.connectTimeout = connectTimeout
+        // libcurl copies the URL and parses it for every transfer anyway: the same text is not
+        // handed over again.
+        let url = request.url.absoluteString
+        if easy.settings.url != url {
+            try easy.set(CURLOPT_URL, url)
+            easy.settings.url = url
         }
-        let timeout = options.timeout.map(milliseconds) ?? 0
-        if easy.settings.timeout != timeout {
-            try easy.set(CURLOPT_TIMEOUT_MS, timeout)
-            easy.settings.timeout = timeout
+        // Compared as durations: converting them to milliseconds for every request cost more.
+        if easy.settings.connectTimeout != options.connectTimeout {
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
+            easy.settings.connectTimeout = options.connectTimeout
+        }
+        if easy.settings.timeout != options.timeout {
+            try easy.set(CURLOPT_TIMEOUT_MS, options.timeout.map(milliseconds) ?? 0)
+            easy.settings.timeout = options.timeout
         }
         // An explicit empty proxy turns off libcurl's reading of http_proxy and friends.
         let proxy = options.proxy ?? (options.proxyFromEnvironment ? nil : "")
@@ -68,7 +73,7 @@ enum EasyConfigurator {
             easy.settings.httpVersion = httpVersion
         }
         // Wait for a connection that can multiplex rather than opening another one.
-        let pipeWait = request.url.scheme?.caseInsensitiveEquals("https") ?? false
+        let pipeWait = Self.isHTTPS(url)
         if easy.settings.pipeWait != pipeWait {
             try easy.set(CURLOPT_PIPEWAIT, pipeWait)
             easy.settings.pipeWait = pipeWait
@@ -80,8 +85,13 @@ enum EasyConfigurator {
             easy.settings.bufferSize = bufferSize
         }
 
-        try easy.set(CURLOPT_HEADERDATA, pointer: context.userData)
-        try easy.set(CURLOPT_WRITEDATA, pointer: context.userData)
+        // The callbacks' user data, and the loop's way from a finished handle to its context.
+        if easy.settings.context != context.userData {
+            try easy.set(CURLOPT_HEADERDATA, pointer: context.userData)
+            try easy.set(CURLOPT_WRITEDATA, pointer: context.userData)
+            try easy.set(CURLOPT_PRIVATE, pointer: context.userData)
+            easy.settings.context = context.userData
+        }
 
         if case .file(let url) = options.destination {
             let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -191,6 +201,18 @@ enum EasyConfigurator {
 
     /// The Accept-Encoding header for every coding libcurl decodes.
     private static let acceptEncodingLine = "Accept-Encoding: \(DefaultHeaders.acceptEncoding)"
+
+    /// Whether an absolute URL's text starts with the https scheme, in any case (the URL was
+    /// validated, so its text starts with its scheme; `URL.scheme` parses it again).
+    static func isHTTPS(_ url: String) -> Bool {
+        var prefix = url.utf8.prefix(6).makeIterator()
+        for expected in "https:".utf8 {
+            guard let byte = prefix.next(), byte | (byte >= 0x41 && byte <= 0x5A ? 0x20 : 0) == expected else {
+                return false
+            }
+        }
+        return true
+    }
 
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

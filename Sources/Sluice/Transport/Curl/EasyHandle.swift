@@ -33,10 +33,14 @@ final class EasyHandle {
     /// Options a transfer may set, with the values a fresh handle has (nil: libcurl's default,
     /// unless noted).
     struct Settings {
-        /// CURLOPT_CONNECTTIMEOUT_MS.
-        var connectTimeout: Int?
-        /// CURLOPT_TIMEOUT_MS (0: none).
-        var timeout = 0
+        /// CURLOPT_URL.
+        var url: String?
+        /// CURLOPT_HEADERDATA, CURLOPT_WRITEDATA and CURLOPT_PRIVATE: the transfer's context.
+        var context: UnsafeMutableRawPointer?
+        /// CURLOPT_CONNECTTIMEOUT_MS, as the request gave it (nil: libcurl's default).
+        var connectTimeout: Duration?
+        /// CURLOPT_TIMEOUT_MS, as the request gave it (nil: none).
+        var timeout: Duration?
         /// CURLOPT_PROXY (nil: from the environment, "": none).
         var proxy: String?
         /// CURLOPT_SSL_VERIFYPEER and CURLOPT_SSL_VERIFYHOST.
@@ -123,6 +127,13 @@ final class EasyHandle {
         var value: UnsafeMutablePointer<CChar>?
         guard sluice_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
         return UnsafePointer(value)
+    }
+
+    /// The CURLOPT_PRIVATE pointer of a raw easy handle.
+    static func privatePointer(of raw: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard sluice_easy_getinfo_string(raw, CURLINFO_PRIVATE, &value) == CURLE_OK else { return nil }
+        return value.map { UnsafeMutableRawPointer($0) }
     }
 
     var errorMessage: String { String(cString: errorBuffer) }
