@@ -184,6 +184,28 @@ struct CurlTransportTests {
             #expect(try checksum(ofFile: file) == response.headers["X-Checksum"])
         }
     }
+
+    /// The file is opened at its decoded path: names with characters a URL escapes (a space, a
+    /// literal `%41`) and URLs relative to a base reach the same file as `FileManager` does.
+    @Test func downloadsToFilesWhoseURLsAreEscapedOrRelative() async throws {
+        try await withServer { server, transport in
+            let directory = FileManager.default.temporaryDirectory
+            let name = "sluice download %41 \(UUID()).bin"
+            let files = [
+                directory.appendingPathComponent(name),
+                URL(fileURLWithPath: "relative-" + name, relativeTo: directory),
+            ]
+            for file in files {
+                defer { try? FileManager.default.removeItem(at: file) }
+                var options = RequestOptions()
+                options.destination = .file(file)
+                let response = try await transport.send(server.url(for: .bytes(1000)), options: options)
+                #expect(response.status == 200)
+                let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+                #expect((attributes[.size] as? NSNumber)?.intValue == 1000)
+            }
+        }
+    }
 }
 
 /// Streams a file through MockServer's checksum without loading it whole.

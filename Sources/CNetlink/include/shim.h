@@ -1,7 +1,8 @@
 // The kernel's netlink ABI for Sluice's reachability monitor: message types, attribute numbers,
 // groups and structs from <linux/netlink.h> and <linux/rtnetlink.h>, hardware types from glibc's
 // <net/if_arp.h> (not <linux/if_arp.h>, whose <linux/if.h> clashes with glibc's <net/if.h>), and
-// two calls that glibc declares only under _GNU_SOURCE, wrapped in shim.c.
+// three calls that glibc declares only under _GNU_SOURCE, wrapped in shim.c (the third names the
+// transport's loop thread).
 #ifndef SLUICE_CNETLINK_SHIM_H
 #define SLUICE_CNETLINK_SHIM_H
 
@@ -21,5 +22,9 @@ int sluice_enter_network_namespace(int fd);
 /// Creates a non-blocking, close-on-exec eventfd used to wake a thread blocked in poll().
 /// Returns the descriptor, or -1 with errno set.
 int sluice_make_wake_descriptor(void);
+
+/// Names the calling thread for debuggers and `top -H`: pthread_setname_np(pthread_self(), name).
+/// Linux keeps at most 15 bytes of a name. Returns 0, or an error number.
+int sluice_name_current_thread(const char *name);
 
 #endif

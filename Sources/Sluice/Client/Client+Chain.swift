@@ -41,8 +41,7 @@ extension Client {
         }
         .lift { downstream, lifetime in
             // Cancelling through the client ends the subscription as disposing it would.
-            let id = inFlight.register(method: request.method, url: request.url) { lifetime.end() }
-            lifetime.observeEnded { inFlight.remove(id) }
+            lifetime += inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
             return downstream
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The requests a client has started and not yet finished, so they can be cancelled together
 /// (AFHTTPClient's `cancelAllHTTPOperationsWithMethod:path:`).
@@ -6,7 +7,41 @@ final class InFlightRequests: Sendable {
     private struct Entry {
         let method: HTTPMethod
         let url: URL
-        let cancel: @Sendable () -> Void
+        let cancel: Cancel
+    }
+
+    /// How an entry is cancelled.
+    private enum Cancel {
+        case action(@Sendable () -> Void)
+        /// Ending the subscription's lifetime, as disposing it would: no closure to allocate.
+        case lifetime(Lifetime)
+
+        func run() {
+            switch self {
+            case .action(let action): action()
+            case .lifetime(let lifetime): lifetime.end()
+            }
+        }
+    }
+
+    /// A request's entry, removed when its subscription's lifetime disposes it: one object serves
+    /// as the disposable, where a closure capturing the id was one more allocation per request.
+    final class Registration: Disposable {
+        private let id: UInt64
+        private let owner: InFlightRequests
+        private let disposed = Atomic(false)
+
+        fileprivate init(id: UInt64, owner: InFlightRequests) {
+            self.id = id
+            self.owner = owner
+        }
+
+        var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+
+        func dispose() {
+            guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            owner.remove(id)
+        }
     }
 
     private struct State {
@@ -18,10 +53,20 @@ final class InFlightRequests: Sendable {
 
     /// Records a started request; `cancel` interrupts it.
     func register(method: HTTPMethod, url: URL, cancel: @escaping @Sendable () -> Void) -> UInt64 {
+        add(Entry(method: method, url: url, cancel: .action(cancel)))
+    }
+
+    /// Records a started subscription, cancelled by ending `lifetime`; the registration removes the
+    /// entry when it is disposed (add it to the same lifetime).
+    func register(method: HTTPMethod, url: URL, lifetime: Lifetime) -> Registration {
+        Registration(id: add(Entry(method: method, url: url, cancel: .lifetime(lifetime))), owner: self)
+    }
+
+    private func add(_ entry: Entry) -> UInt64 {
         state.withLock { s in
             let id = s.nextID
             s.nextID += 1
-            s.entries[id] = Entry(method: method, url: url, cancel: cancel)
+            s.entries[id] = entry
             return id
         }
     }
@@ -44,7 +89,7 @@ final class InFlightRequests: Sendable {
             return ids.compactMap { s.entries.removeValue(forKey: $0) }
         }
         // Outside the lock: cancelling delivers `interrupted` to observers.
-        for entry in matching { entry.cancel() }
+        for entry in matching { entry.cancel.run() }
         return matching.count
     }
 }

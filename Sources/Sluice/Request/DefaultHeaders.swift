@@ -110,11 +110,14 @@ public enum DefaultHeaders {
     private static let cachedAcceptEncoding: String = {
         guard let info = sluice_version_info() else { return "identity" }
         let features = info.pointee.features
-        var codings: [String] = []
-        if features & CURL_VERSION_LIBZ != 0 { codings += ["gzip", "deflate"] }
-        if features & CURL_VERSION_BROTLI != 0 { codings.append("br") }
-        if features & CURL_VERSION_ZSTD != 0 { codings.append("zstd") }
-        return codings.isEmpty ? "identity" : codings.joined(separator: ", ")
+        // Appended to one string rather than joined from an array: the transport asks for this on
+        // its first request, and the array and `joined` code would stay resident for nothing else.
+        var codings = ""
+        func add(_ coding: String) { codings += codings.isEmpty ? coding : ", " + coding }
+        if features & CURL_VERSION_LIBZ != 0 { add("gzip, deflate") }
+        if features & CURL_VERSION_BROTLI != 0 { add("br") }
+        if features & CURL_VERSION_ZSTD != 0 { add("zstd") }
+        return codings.isEmpty ? "identity" : codings
     }()
 
     // MARK: User agent

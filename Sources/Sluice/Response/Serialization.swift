@@ -104,43 +104,62 @@ public enum Serialization {
 extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Turns each response into `serializer`'s value on `Serialization.queue`, off the transport's thread.
     public func serialize<S: ResponseSerializer>(using serializer: S) -> SignalProducer<S.Output, SluiceError> {
-        // Two observers on the path of the response (the claim, then the serializer), and the hop
-        // between them only for serializers that do real work: no gate, no inner subscription.
+        // Observers on the path of the response (the claim, then the serializer, in one observer
+        // when there is no hop), and the hop between them only for serializers that do real work:
+        // no gate, no inner subscription.
         //
         // The claim happens on delivery, before the hop to the queue: the task's completion event
         // then waits for the serialized value instead of reporting the bare response. A caller who
         // leaves before the serializer ran closes the task as cancelled (after a completion, that
         // does nothing).
+        guard serializer.runsOnSerializationQueue else {
+            // No hop: the claim and the serializer in one observer.
+            return lift { (downstream: Observer<S.Output, SluiceError>, lifetime) in
+                let failed = SerializationFailure()
+                return Observer { event in
+                    if case .value(let response) = event { Self.claim(response, lifetime) }
+                    Self.serialize(event, with: serializer, failed: failed, to: downstream)
+                }
+            }
+        }
         let claiming = lift { (downstream: Observer<Response, SluiceError>, lifetime) in
             Observer { event in
-                if case .value(let response) = event, let reporter = response.reporter {
-                    reporter.claimCompletion()
-                    lifetime.observeEnded { reporter.cancelled() }
-                }
+                if case .value(let response) = event { Self.claim(response, lifetime) }
                 downstream.send(event)
             }
         }
-        let source = serializer.runsOnSerializationQueue ? claiming.observe(on: Serialization.queue) : claiming
-        return source.lift { (downstream: Observer<S.Output, SluiceError>, _) in
+        return claiming.observe(on: Serialization.queue).lift { (downstream: Observer<S.Output, SluiceError>, _) in
             let failed = SerializationFailure()
-            return Observer { event in
-                switch event {
-                case .value(let response):
-                    do throws(SluiceError) {
-                        let output = try serializer.serialize(response)
-                        response.reporter?.complete(
-                            TaskCompletion(response: response, error: nil, serializedValue: output))
-                        downstream.send(value: output)
-                    } catch {
-                        response.reporter?.complete(TaskCompletion(response: response, error: error))
-                        failed.mark()
-                        downstream.send(error: error)
-                    }
-                case .failed(let error): if !failed.isMarked { downstream.send(error: error) }
-                case .completed: if !failed.isMarked { downstream.sendCompleted() }
-                case .interrupted: if !failed.isMarked { downstream.sendInterrupted() }
-                }
+            return Observer { event in Self.serialize(event, with: serializer, failed: failed, to: downstream) }
+        }
+    }
+
+    /// Claims the task's completion for the serialized value (see `serialize(using:)`).
+    private static func claim(_ response: Response, _ lifetime: Lifetime) {
+        guard let reporter = response.reporter else { return }
+        reporter.claimCompletion()
+        lifetime.observeEnded { reporter.cancelled() }
+    }
+
+    /// Serializes a response event, or passes a terminal event on unless serializing failed.
+    private static func serialize<S: ResponseSerializer>(
+        _ event: Event<Response, SluiceError>, with serializer: S, failed: SerializationFailure,
+        to downstream: Observer<S.Output, SluiceError>
+    ) {
+        switch event {
+        case .value(let response):
+            do throws(SluiceError) {
+                let output = try serializer.serialize(response)
+                response.reporter?.complete(TaskCompletion(response: response, error: nil, serializedValue: output))
+                downstream.send(value: output)
+            } catch {
+                response.reporter?.complete(TaskCompletion(response: response, error: error))
+                failed.mark()
+                downstream.send(error: error)
             }
+        case .failed(let error): if !failed.isMarked { downstream.send(error: error) }
+        case .completed: if !failed.isMarked { downstream.sendCompleted() }
+        case .interrupted: if !failed.isMarked { downstream.sendInterrupted() }
         }
     }
 

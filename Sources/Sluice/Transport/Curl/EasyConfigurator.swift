@@ -94,7 +94,7 @@ enum EasyConfigurator {
         }
 
         if case .file(let url) = options.destination {
-            let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            let descriptor = openForDownload(url)
             guard descriptor >= 0 else {
                 throw SluiceError(
                     .fileWriteFailed, "Cannot open \(url.path) for the download: \(String(cString: strerror(errno))).")
@@ -117,6 +117,22 @@ enum EasyConfigurator {
             try easy.setHeaders(headerLines(for: request, sendsBody: sendsBody))
             easy.headerSource = headerSource
         }
+    }
+
+    /// Opens the file a download goes to, created or truncated; returns the descriptor, or -1 with
+    /// `errno` set.
+    private static func openForDownload(_ url: URL) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+        // A path without percent escapes or a trailing slash is already its file system
+        // representation. Only other paths go through Foundation's decoding (`path` does too), whose
+        // code (a set of bytes, hashing) otherwise stays resident in a process that never needed it.
+        let encoded = url.path(percentEncoded: true)
+        if url.baseURL == nil, encoded.utf8.last != UInt8(ascii: "/"),
+            !encoded.utf8.contains(UInt8(ascii: "%"))
+        {
+            return open(encoded, flags, 0o644)
+        }
+        return url.withUnsafeFileSystemRepresentation { path in path.map { open($0, flags, 0o644) } ?? -1 }
     }
 
     private static func configureMethodAndBody(

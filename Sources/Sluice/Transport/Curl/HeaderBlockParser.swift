@@ -46,9 +46,11 @@ struct HeaderBlockParser {
         var valueEnd = end
         while valueEnd > valueStart, Self.isOptionalWhitespace(bytes[valueEnd - 1]) { valueEnd -= 1 }
         let name = UnsafeBufferPointer(rebasing: bytes[0..<colon])
-        let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-        if contentLength == nil, Self.isContentLength(name) { contentLength = Int64(value) }
-        fields.append(HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: value))
+        let valueBytes = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
+        if contentLength == nil, Self.isContentLength(name) { contentLength = Self.integer(valueBytes).map(Int64.init) }
+        fields.append(
+            HTTPHeaders.Field(
+                name: String(decoding: name, as: UTF8.self), value: String(decoding: valueBytes, as: UTF8.self)))
         return .field
     }
 
