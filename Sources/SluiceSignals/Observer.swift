@@ -14,6 +14,7 @@ public final class Observer<Value: Sendable, Failure: Error>: Sendable {
     }
 
     /// Creates an observer from one optional closure per kind of event.
+    @inlinable
     public convenience init(
         value: (@Sendable (Value) -> Void)? = nil,
         failed: (@Sendable (Failure) -> Void)? = nil,

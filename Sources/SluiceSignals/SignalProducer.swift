@@ -91,24 +91,28 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     }
 
     /// Starts the work, observing each value as a success and the failure as a failure.
+    @inlinable
     @discardableResult
     public func startWithResult(_ action: @escaping @Sendable (Result<Value, Failure>) -> Void) -> any Disposable {
         start(Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }))
     }
 
     /// Starts the work, observing the failure only.
+    @inlinable
     @discardableResult
     public func startWithFailed(_ action: @escaping @Sendable (Failure) -> Void) -> any Disposable {
         start(Observer(failed: action))
     }
 
     /// Starts the work, observing completion only.
+    @inlinable
     @discardableResult
     public func startWithCompleted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
         start(Observer(completed: action))
     }
 
     /// Starts the work, observing interruption only.
+    @inlinable
     @discardableResult
     public func startWithInterrupted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
         start(Observer(interrupted: action))
