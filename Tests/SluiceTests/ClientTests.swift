@@ -119,6 +119,37 @@ struct ClientTests {
         #expect(server.recordedRequests.isEmpty)
     }
 
+    @Test func injectionInTheDefaultHeadersIsRefusedToo() async throws {
+        let server = try await MockServer.start()
+        defer { Task { try? await server.shutdown() } }
+        var configuration = Client.Configuration()
+        configuration.defaultHeaders.add(name: "X-Evil", value: "a\r\nX-Injected: 1")
+        let client = try Client(
+            baseURL: server.baseURL.absoluteString, configuration: configuration, transport: CurlTransport())
+        // Taken as they are (the request brings no headers), and merged with the request's own.
+        for headers: HTTPHeaders in [[:], ["X-Mine": "1"]] {
+            do {
+                _ = try await client.get("echo", headers: headers).value
+                Issue.record("expected a failure")
+            } catch {
+                #expect(error.code == .invalidHeader)
+            }
+        }
+        #expect(server.recordedRequests.isEmpty)
+    }
+
+    @Test func defaultHeadersCheckedOnceAreCheckedAgainWhenChanged() throws {
+        var headers: HTTPHeaders = ["X-Fine": "1"]
+        let interceptor = DefaultHeadersInterceptor(headers)
+        var request = Request(url: URL(string: "http://example.com/")!, headers: interceptor.headers)
+        #expect(throws: Never.self) { try request.prepared() }
+        request.headers.add(name: "X-Evil", value: "a\nb")
+        #expect(throws: SluiceError.self) { try request.prepared() }
+        headers.add(name: "Bad Name", value: "1")
+        request.headers = DefaultHeadersInterceptor(headers).headers
+        #expect(throws: SluiceError.self) { try request.prepared() }
+    }
+
     @Test func cancelAllInterruptsMatchingRequestsOnly() async throws {
         let server = try await MockServer.start()
         defer { Task { try? await server.shutdown() } }

@@ -17,7 +17,9 @@ public struct DefaultHeadersInterceptor: Interceptor {
 
     /// Creates the interceptor.
     public init(_ headers: HTTPHeaders, sensitiveHeaders: Set<String> = []) {
-        self.headers = headers
+        // Checked once here: a request that takes them as they are is not checked again. Invalid
+        // ones are kept as given, and a request carrying them fails when it is prepared.
+        self.headers = (try? headers.checkedForSending()) ?? headers
         self.sensitiveHeaders = sensitiveHeaders
         let secret = RedirectPolicy.credentialHeaders.union(sensitiveHeaders)
         hasSecrets = headers.contains { field in secret.contains { field.name.caseInsensitiveEquals($0) } }

@@ -20,7 +20,15 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
         }
     }
 
-    private var fields: [Field]
+    private var fields: [Field] {
+        // Any change may bring a field that was never checked.
+        didSet { isKnownValid = false }
+    }
+
+    /// Whether every field passed the checks a request's headers get before sending (see
+    /// `checkedForSending()`), with no change since: a client's default headers are checked once,
+    /// not for every request that takes them as they are.
+    private(set) var isKnownValid = false
 
     /// Creates an empty list.
     public init() { fields = [] }
@@ -115,6 +123,15 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
         if lhs.fields.count == rhs.fields.count && lhs.sharesStorage(with: rhs) { return true }
         return lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
+    }
+
+    /// The same list, known to pass the checks a request's headers get before sending; throws the
+    /// error the first field that fails them would make `prepared()` throw.
+    func checkedForSending() throws(SluiceError) -> HTTPHeaders {
+        for field in fields { try PreparedRequest.validateHeader(name: field.name, value: field.value) }
+        var checked = self
+        checked.isKnownValid = true
+        return checked
     }
 
     /// Whether both lists are the same non-empty array storage.
