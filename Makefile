@@ -48,7 +48,7 @@ strict: deps
 ## fails the run.
 TSAN_SUITES := SluiceSignalsTests|AuthInterceptorTests|RetryInterceptorTests|RedirectInterceptorTests
 TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTests|OfflineRetryInterceptorTests
-TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests
+TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|MetricsAggregatorTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 

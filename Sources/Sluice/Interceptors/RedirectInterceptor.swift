@@ -78,7 +78,12 @@ final class RedirectRun: Sendable {
             s.request = request
             s.pending = nil
         }
-        if lifetime.hasEnded { return }
+        // The caller left during the hand-off: the previous hop's gate has delivered its terminal
+        // event already and cannot interrupt, so the interruption is this run's to send.
+        if lifetime.hasEnded {
+            finish(.interrupted)
+            return
+        }
         // Added after the start: a hop that ends at once has delivered everything by then, and
         // a lifetime that ended meanwhile disposes the hop as it is added.
         lifetime += chain.proceed(request).start(observer)
@@ -107,8 +112,9 @@ final class RedirectRun: Sendable {
             if state.withLock({ $0.pending == nil }) { downstream.send(value: other) }
         case .completed, .failed:
             if let pending = state.withLock({ $0.pending }) {
-                // The redirect's own body ended (or broke off); it was dropped either way.
-                chain.report(.redirected(pending.hop))
+                // The redirect's own body ended (or broke off); it was dropped either way. A caller
+                // who has left is not told of the redirect.
+                if !lifetime.hasEnded { chain.report(.redirected(pending.hop)) }
                 send(pending.next)
             } else {
                 finish(event)

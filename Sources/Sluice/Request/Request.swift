@@ -39,7 +39,8 @@ public struct Request: Sendable {
         // `@unchecked`: mutated only through `unique()`, when this value is the box's only owner.
         // `@exclusivity(unchecked)`: every access goes through the `Request` that owns the box, so
         // the compiler's static check of the `Request` already rules out overlapping accesses; the
-        // run-time check (two calls into the runtime per read) cost more than the read.
+        // run-time check (two calls into the runtime per read) cost more than the read. This holds
+        // only while the box stays private to `Request`.
         @exclusivity(unchecked) var method: HTTPMethod
         @exclusivity(unchecked) var url: URL
         @exclusivity(unchecked) var headers: HTTPHeaders

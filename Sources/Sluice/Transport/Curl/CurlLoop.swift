@@ -188,8 +188,8 @@ final class CurlLoop {
         guard now - lastIdleCheck >= Self.idleCheckInterval, !transfers.isEmpty else { return }
         lastIdleCheck = now
         // A transfer whose callbacks moved bytes since the previous check was active at some
-        // point in the last interval: counted as active now, so the timeout fires at most one
-        // interval late, and the callbacks never read the clock.
+        // point in the last interval: counted as active now, so the timeout fires at most two
+        // intervals late (never early), and the callbacks never read the clock.
         let stalled = transfers.values.filter { context in
             if context.activity != context.activitySeen {
                 context.activitySeen = context.activity
