@@ -41,7 +41,6 @@ final class MetricsAggregator: Sendable {
     private struct State {
         /// Each host's figures, at the slot `slots` gives its key: a request updates its host's
         /// figures in place, by index, without hashing the key.
-        var keys: [String] = []
         var figures: [HostState] = []
         var slots: [String: Int] = [:]
         var flushScheduled = false
@@ -54,7 +53,6 @@ final class MetricsAggregator: Sendable {
         /// The slot for `key`, made if it is new.
         mutating func slot(for key: String) -> Int {
             if let slot = slots[key] { return slot }
-            keys.append(key)
             figures.append(HostState())
             slots[key] = figures.count - 1
             return figures.count - 1
@@ -126,11 +124,11 @@ final class MetricsAggregator: Sendable {
     private func flush() {
         let hosts = state.withLock { s in
             s.flushScheduled = false
-            return (s.keys, s.figures)
+            return (slots: s.slots, figures: s.figures)
         }
-        var byHost: [String: HostMetrics] = [:]
-        for (key, entry) in zip(hosts.0, hosts.1) {
-            byHost[key] = HostMetrics(
+        let byHost = hosts.slots.mapValues { slot in
+            let entry = hosts.figures[slot]
+            return HostMetrics(
                 requestCount: entry.requests, failureCount: entry.failures, reusedConnectionCount: entry.reused,
                 bytesReceived: entry.bytes, latency: LatencySummary(seconds: entry.samples))
         }

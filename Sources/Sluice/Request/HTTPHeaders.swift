@@ -171,6 +171,20 @@ extension String {
         return true
     }
 
+    /// Whether the string starts with `prefix`, ASCII letters compared in any case.
+    func hasCaseInsensitivePrefix(_ prefix: String) -> Bool {
+        let count = prefix.utf8.count
+        guard utf8.count >= count else { return false }
+        if let result = utf8.withContiguousStorageIfAvailable({ x in
+            prefix.utf8.withContiguousStorageIfAvailable { y in
+                Self.asciiCaseInsensitiveEqual(UnsafeBufferPointer(rebasing: x[..<count]), y)
+            }
+        }), let starts = result {
+            return starts
+        }
+        return String(decoding: utf8.prefix(count), as: UTF8.self).caseInsensitiveEquals(prefix)
+    }
+
     private static func asciiCaseInsensitiveEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
         -> Bool
     {

@@ -115,7 +115,7 @@ final class CurlLoop {
 
     private func begin(_ start: TransferStart) {
         // Disposed before the loop got to it: its subscriber has had its `interrupted` already.
-        if start.token.isDisposed || start.token.isFinished { return }
+        if start.token.isFinishedOrDisposed { return }
         do throws(SluiceError) {
             let easy: EasyHandle
             if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyConfigurator.makeHandle() }

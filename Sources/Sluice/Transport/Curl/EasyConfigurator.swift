@@ -221,13 +221,7 @@ enum EasyConfigurator {
     /// Whether an absolute URL's text starts with the https scheme, in any case (the URL was
     /// validated, so its text starts with its scheme; `URL.scheme` parses it again).
     static func isHTTPS(_ url: String) -> Bool {
-        var prefix = url.utf8.prefix(6).makeIterator()
-        for expected in "https:".utf8 {
-            guard let byte = prefix.next(), byte | (byte >= 0x41 && byte <= 0x5A ? 0x20 : 0) == expected else {
-                return false
-            }
-        }
-        return true
+        url.hasCaseInsensitivePrefix("https:")
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -124,16 +124,18 @@ final class EasyHandle {
 
     /// A string that libcurl keeps, valid until the handle's next transfer or its cleanup.
     func info(cString info: CURLINFO) -> UnsafePointer<CChar>? {
-        var value: UnsafeMutablePointer<CChar>?
-        guard sluice_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
-        return UnsafePointer(value)
+        Self.info(cString: info, of: raw).map { UnsafePointer($0) }
     }
 
     /// The CURLOPT_PRIVATE pointer of a raw easy handle.
     static func privatePointer(of raw: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        info(cString: CURLINFO_PRIVATE, of: raw).map { UnsafeMutableRawPointer($0) }
+    }
+
+    private static func info(cString info: CURLINFO, of raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<CChar>? {
         var value: UnsafeMutablePointer<CChar>?
-        guard sluice_easy_getinfo_string(raw, CURLINFO_PRIVATE, &value) == CURLE_OK else { return nil }
-        return value.map { UnsafeMutableRawPointer($0) }
+        guard sluice_easy_getinfo_string(raw, info, &value) == CURLE_OK else { return nil }
+        return value
     }
 
     var errorMessage: String { String(cString: errorBuffer) }

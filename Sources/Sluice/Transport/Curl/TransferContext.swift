@@ -298,6 +298,9 @@ final class TransferToken: Disposable {
     /// Whether the producer's lifetime has ended (the subscriber disposed or got its terminal event).
     var isDisposed: Bool { state.withLock { $0.disposed } }
 
+    /// Whether the transfer is over or no longer wanted: either way the loop must not begin it.
+    var isFinishedOrDisposed: Bool { state.withLock { $0.finished || $0.disposed } }
+
     /// Called by the loop when the transfer is over.
     func markFinished() { state.withLock { $0.finished = true } }
 
