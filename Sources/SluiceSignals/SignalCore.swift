@@ -56,6 +56,10 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     /// gates never queue anything. `nonisolated(unsafe)` only because `AtomicLazyReference` does not
     /// declare `Sendable`: it publishes the reference atomically, and the queue has its own lock.
     @usableFromInline nonisolated(unsafe) let pendingStorage: AtomicLazyReference<AnyObject>
+    /// Whether `pendingStorage` was made: the drain loop reads this flag instead of the reference,
+    /// because `AtomicLazyReference.load()` is not inlined and looks up the metadata of
+    /// `Unmanaged<AnyObject>` at run time on every call (about a thousand instructions per request).
+    @usableFromInline let hasPendingStorage: Atomic<Bool>
     @usableFromInline let nextID: Atomic<UInt64>
     /// Set by `interrupt()`: values not yet delivered are dropped.
     @usableFromInline let isInterrupting: Atomic<Bool>
@@ -66,6 +70,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     init() {
         wip = Atomic(0)
         pendingStorage = AtomicLazyReference()
+        hasPendingStorage = Atomic(false)
         nextID = Atomic(0)
         isInterrupting = Atomic(false)
         terminated = Atomic(false)
@@ -94,6 +99,9 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     var pending: LockStorage<PendingQueue<Item>> {
         let storage =
             pendingStorage.load() ?? pendingStorage.storeIfNil(LockStorage<PendingQueue<Item>>.make(PendingQueue()))
+        // Set before the caller's item is counted in `wip`, whose read-modify-writes order it
+        // before the drain loop's next pass.
+        hasPendingStorage.store(true, ordering: .releasing)
         return unsafeDowncast(storage, to: LockStorage<PendingQueue<Item>>.self)
     }
 
@@ -149,7 +157,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     func drain(missed: Int) {
         var missed = missed
         while true {
-            if let storage = pendingStorage.load() {
+            if hasPendingStorage.load(ordering: .acquiring), let storage = pendingStorage.load() {
                 let queue = unsafeDowncast(storage, to: LockStorage<PendingQueue<Item>>.self)
                 while let item = queue.withLock({ $0.popFirst() }) { process(item) }
             }

@@ -20,6 +20,22 @@ struct ClientTests {
         }
     }
 
+    @Test func theSamePathAgainResolvesTheSameWhateverCameBetween() throws {
+        // The client remembers the path it resolved last; alternating paths and a failing one in
+        // between must not give any path another's URL, nor make a bad path pass.
+        let client = try Client(baseURL: "http://example.com/v1/", transport: StubTransport(reply: .never))
+        let paths = ["foo", "foo", "/bar", "foo", "foo?x=1", "http://example2.com/z", "foo"]
+        let expected = [
+            "http://example.com/v1/foo", "http://example.com/v1/foo", "http://example.com/bar",
+            "http://example.com/v1/foo", "http://example.com/v1/foo?x=1", "http://example2.com/z",
+            "http://example.com/v1/foo",
+        ]
+        for (path, url) in zip(paths, expected) {
+            #expect(try client.url(for: path).absoluteString == url)
+            #expect(throws: SluiceError.self) { try client.url(for: "http://[bad") }
+        }
+    }
+
     @Test func anInvalidBaseURLIsATypedError() {
         #expect(throws: SluiceError.self) { try Client(baseURL: "ftp://example.com/") }
         #expect(throws: SluiceError.self) { try Client(baseURL: "not a url") }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The entry point: sends requests to a base URL through a transport, and returns each as a cold
 /// `SignalProducer<Response, SluiceError>`. Nothing is sent until the producer is started;
@@ -45,6 +46,9 @@ public final class Client: Sendable {
     let eventHub: TaskEventHub
     let metricsAggregator: MetricsAggregator
     let lazyReachability: LazyReachability
+    /// The path resolved last and its URL: an application tends to request the same path again
+    /// (polling, a list endpoint), and parsing the URL is most of what resolving costs.
+    private let lastResolved = Mutex<(path: String, url: URL)?>(nil)
 
     /// Creates a client; fails with `.invalidURL` if `baseURL` is not an absolute http(s) URL.
     ///
@@ -97,7 +101,12 @@ public final class Client: Sendable {
 
     /// The absolute URL for `path` (see `BaseURLResolution`).
     public func url(for path: String) throws(SluiceError) -> URL {
-        if let resolution { return try resolution.resolve(path) }
+        if let resolution {
+            if let url = lastResolved.withLock({ $0?.path == path ? $0?.url : nil }) { return url }
+            let url = try resolution.resolve(path)
+            lastResolved.withLock { $0 = (path, url) }
+            return url
+        }
         guard let url = URL(string: path), url.scheme != nil else {
             throw SluiceError(
                 .invalidURL, "\(path.debugDescription) is not an absolute URL, and the client has no base URL.")

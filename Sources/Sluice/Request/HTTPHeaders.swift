@@ -135,6 +135,11 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     }
 
     /// Whether both lists are the same non-empty array storage.
+    /// Marks the list as checked, for a caller that checked each field it added to a checked list.
+    mutating func markChecked() {
+        isKnownValid = true
+    }
+
     private func sharesStorage(with other: HTTPHeaders) -> Bool {
         fields.withUnsafeBufferPointer { a in
             other.fields.withUnsafeBufferPointer { b in a.baseAddress != nil && a.baseAddress == b.baseAddress }
