@@ -26,6 +26,8 @@ public final class CompositeDisposable: Disposable {
         /// The second entry, also kept inline: a transfer's lifetime collects two (its gate and
         /// the transport's cancel), and an array for them was one more allocation per request.
         @usableFromInline var second: (id: UInt64, entry: Entry)?
+        /// A third inline entry: a client's request adds its in-flight registration to those two.
+        @usableFromInline var third: (id: UInt64, entry: Entry)?
         @usableFromInline var entries: [(id: UInt64, entry: Entry)] = []
         @usableFromInline var nextID: UInt64 = 0
         @usableFromInline var isDisposed = false
@@ -33,13 +35,16 @@ public final class CompositeDisposable: Disposable {
         @inlinable
         init() {}
 
-        /// Adds an entry, inline if it is the first. Order is kept: `first` always runs first.
+        /// Adds an entry, inline while there is room after the last one. Order is kept: the inline
+        /// entries run first, in order, then the array's.
         @inlinable
         mutating func append(_ item: (id: UInt64, entry: Entry)) {
-            if first == nil && second == nil && entries.isEmpty {
+            if first == nil && second == nil && third == nil && entries.isEmpty {
                 first = item
-            } else if second == nil && entries.isEmpty {
+            } else if second == nil && third == nil && entries.isEmpty {
                 second = item
+            } else if third == nil && entries.isEmpty {
+                third = item
             } else {
                 // Room for a few at once: a subscription's lifetime typically collects two to
                 // four, and growing from one element reallocates at each step.
@@ -102,6 +107,7 @@ public final class CompositeDisposable: Disposable {
             self?.withState { s in
                 if s.first?.id == id { s.first = nil }
                 if s.second?.id == id { s.second = nil }
+                if s.third?.id == id { s.third = nil }
                 s.entries.removeAll { $0.id == id }
             }
         }
@@ -141,19 +147,21 @@ public final class CompositeDisposable: Disposable {
     @inlinable
     public func dispose() {
         typealias Item = (id: UInt64, entry: Entry)
-        let (first, second, entries) = withState { s -> (Item?, Item?, [Item]) in
-            if s.isDisposed { return (nil, nil, []) }
+        let (first, second, third, entries) = withState { s -> (Item?, Item?, Item?, [Item]) in
+            if s.isDisposed { return (nil, nil, nil, []) }
             s.isDisposed = true
             defer {
                 s.first = nil
                 s.second = nil
+                s.third = nil
                 s.entries = []
             }
-            return (s.first, s.second, s.entries)
+            return (s.first, s.second, s.third, s.entries)
         }
         disposed.store(true, ordering: .releasing)
         first?.entry.run()
         second?.entry.run()
+        third?.entry.run()
         for item in entries { item.entry.run() }
     }
 

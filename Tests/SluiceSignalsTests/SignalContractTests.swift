@@ -194,6 +194,26 @@ struct SignalContractTests {
         #expect(third.isDisposed)
     }
 
+    @Test func aCompositeDisposesInTheOrderOfAddingWhateverWasRemoved() {
+        // The first entries are kept inline and later ones in an array: removing some of either
+        // kind must neither reorder the rest nor lose one.
+        for count in 1...7 {
+            for removed in [Set<Int>(), [0], [1], [2], [0, 2], [count - 1], Set(0..<count)] {
+                let log = Lock<[Int]>([])
+                let composite = CompositeDisposable()
+                var handles: [(any Disposable)?] = []
+                for index in 0..<count {
+                    handles.append(composite.add(AnyDisposable { log.withLock { $0.append(index) } }))
+                }
+                for index in removed where index < count { handles[index]?.dispose() }
+                composite += AnyDisposable { log.withLock { $0.append(100) } }
+                composite.dispose()
+                let expected = (0..<count).filter { !removed.contains($0) } + [100]
+                #expect(log.withLock { $0 } == expected, "\(count) entries, \(removed.sorted()) removed")
+            }
+        }
+    }
+
     @Test func lifetimeEndsWithItsToken() {
         let ended = Locked<Bool>(false)
         do {

@@ -71,33 +71,10 @@ extension Client {
             if registersInFlight {
                 lifetime += inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
             }
-            let accumulator = ResponseAccumulator()
-            return Observer { event in
-                if accumulator.hasFailed { return }
-                switch event {
-                case .value(let transferEvent):
-                    guard let metrics = accumulator.add(transferEvent) else { return }
-                    do throws(SluiceError) {
-                        var response = try accumulator.response(
-                            for: exchange.lastSentRequest ?? request, metrics: metrics)
-                        response.reporter = reporter
-                        aggregator.record(url: response.request.url, response: response)
-                        downstream.send(value: response)
-                        reporter?.responseDelivered(response)
-                    } catch {
-                        reporter?.complete(TaskCompletion(response: nil, error: error))
-                        downstream.send(error: error)
-                    }
-                case .failed(let error):
-                    aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
-                    reporter?.complete(TaskCompletion(response: nil, error: error))
-                    downstream.send(error: error)
-                case .completed: downstream.sendCompleted()
-                case .interrupted:
-                    reporter?.cancelled()
-                    downstream.sendInterrupted()
-                }
-            }
+            let run = ChainResponseRun(
+                request: request, exchange: exchange, reporter: reporter, aggregator: aggregator,
+                downstream: downstream)
+            return Observer(target: run) { run, event in unsafeDowncast(run, to: ChainResponseRun.self).receive(event) }
         }
     }
 

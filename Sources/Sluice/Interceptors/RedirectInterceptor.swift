@@ -70,7 +70,9 @@ final class RedirectRun: Sendable {
     }
 
     /// The observer of every hop's events.
-    var observer: Observer<TransferEvent, SluiceError> { Observer { [self] event in handle(event) } }
+    var observer: Observer<TransferEvent, SluiceError> {
+        Observer(target: self) { run, event in unsafeDowncast(run, to: RedirectRun.self).handle(event) }
+    }
 
     /// Starts the next hop, unless the caller has left.
     private func send(_ request: Request) {

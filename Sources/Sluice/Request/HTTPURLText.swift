@@ -20,7 +20,7 @@ enum HTTPURLText {
         return Array(text.utf8).withUnsafeBufferPointer { problem(in: $0) }
     }
 
-    /// `problem(in:)` over the text's bytes.
+    /// `problem(in:)` over the text's bytes, read once.
     static func problem(in bytes: UnsafeBufferPointer<UInt8>) -> Problem? {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), isHTTPScheme(bytes[0..<colon]) else {
             return .scheme
@@ -30,18 +30,26 @@ enum HTTPURLText {
         guard authorityStart <= bytes.count, bytes[colon + 1] == UInt8(ascii: "/"),
             bytes[colon + 2] == UInt8(ascii: "/")
         else { return .host }
-        var authorityEnd = authorityStart
         var hostStart = authorityStart
-        while authorityEnd < bytes.count {
-            let byte = bytes[authorityEnd]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            // User information ends at the last `@` of the authority.
-            if byte == UInt8(ascii: "@") { hostStart = authorityEnd + 1 }
-            authorityEnd += 1
+        var authorityEnd = -1
+        var hasForbiddenByte = false
+        var index = authorityStart
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x21 || byte == 0x7F { hasForbiddenByte = true }
+            if authorityEnd < 0 {
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                    authorityEnd = index
+                } else if byte == UInt8(ascii: "@") {
+                    // User information ends at the last `@` of the authority.
+                    hostStart = index + 1
+                }
+            }
+            index += 1
         }
+        if authorityEnd < 0 { authorityEnd = bytes.count }
         guard hasHost(bytes[hostStart..<authorityEnd]) else { return .host }
-        if bytes.contains(where: { $0 < 0x21 || $0 == 0x7F }) { return .forbiddenByte }
-        return nil
+        return hasForbiddenByte ? .forbiddenByte : nil
     }
 
     /// Whether a scheme is `http` or `https`, in any case. Setting bit 5 lowercases an ASCII

@@ -115,10 +115,9 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
         guard serializer.runsOnSerializationQueue else {
             // No hop: the claim and the serializer in one observer.
             return lift { (downstream: Observer<S.Output, SluiceError>, lifetime) in
-                let failed = SerializationFailure()
-                return Observer { event in
-                    if case .value(let response) = event { Self.claim(response, lifetime) }
-                    Self.serialize(event, with: serializer, failed: failed, to: downstream)
+                let run = SerializationRun(serializer: serializer, downstream: downstream, claimingIn: lifetime)
+                return Observer(target: run) { run, event in
+                    unsafeDowncast(run, to: SerializationRun<S>.self).receive(event)
                 }
             }
         }
@@ -129,38 +128,18 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
             }
         }
         return claiming.observe(on: Serialization.queue).lift { (downstream: Observer<S.Output, SluiceError>, _) in
-            let failed = SerializationFailure()
-            return Observer { event in Self.serialize(event, with: serializer, failed: failed, to: downstream) }
+            let run = SerializationRun(serializer: serializer, downstream: downstream, claimingIn: nil)
+            return Observer(target: run) { run, event in
+                unsafeDowncast(run, to: SerializationRun<S>.self).receive(event)
+            }
         }
     }
 
     /// Claims the task's completion for the serialized value (see `serialize(using:)`).
-    private static func claim(_ response: Response, _ lifetime: Lifetime) {
+    fileprivate static func claim(_ response: Response, _ lifetime: Lifetime) {
         guard let reporter = response.reporter else { return }
         reporter.claimCompletion()
         lifetime.observeEnded { reporter.cancelled() }
-    }
-
-    /// Serializes a response event, or passes a terminal event on unless serializing failed.
-    private static func serialize<S: ResponseSerializer>(
-        _ event: Event<Response, SluiceError>, with serializer: S, failed: SerializationFailure,
-        to downstream: Observer<S.Output, SluiceError>
-    ) {
-        switch event {
-        case .value(let response):
-            do throws(SluiceError) {
-                let output = try serializer.serialize(response)
-                response.reporter?.complete(TaskCompletion(response: response, error: nil, serializedValue: output))
-                downstream.send(value: output)
-            } catch {
-                response.reporter?.complete(TaskCompletion(response: response, error: error))
-                failed.mark()
-                downstream.send(error: error)
-            }
-        case .failed(let error): if !failed.isMarked { downstream.send(error: error) }
-        case .completed: if !failed.isMarked { downstream.sendCompleted() }
-        case .interrupted: if !failed.isMarked { downstream.sendInterrupted() }
-        }
     }
 
     /// The body's bytes, whatever the content type.
@@ -187,13 +166,42 @@ public struct DataResponseSerializer: ResponseSerializer {
     public var runsOnSerializationQueue: Bool { false }
 }
 
-/// Whether a serialization operator already failed its subscription: nothing else may follow.
-final class SerializationFailure: Sendable {
-    private let flag = Atomic<Bool>(false)
+/// One subscription of a serialization operator: serializes each response, and once serializing
+/// failed, lets nothing else through. It is its observer's target, so a subscription costs the
+/// observer and this object only.
+final class SerializationRun<S: ResponseSerializer>: Sendable {
+    private let serializer: S
+    private let downstream: Observer<S.Output, SluiceError>
+    /// Where a response's task completion is claimed, when this run claims it (see
+    /// `serialize(using:)`); nil when an observer before a hop claimed it already.
+    private let claimLifetime: Lifetime?
+    /// Set once serializing failed. Events arrive serially (the stream contract), so relaxed order
+    /// is enough.
+    private let failed = Atomic<Bool>(false)
 
-    /// Records the failure.
-    func mark() { flag.store(true, ordering: .relaxed) }
+    init(serializer: S, downstream: Observer<S.Output, SluiceError>, claimingIn lifetime: Lifetime?) {
+        self.serializer = serializer
+        self.downstream = downstream
+        claimLifetime = lifetime
+    }
 
-    /// Whether the failure was recorded (events are serial, so relaxed order is enough).
-    var isMarked: Bool { flag.load(ordering: .relaxed) }
+    /// Serializes a response event, or passes a terminal event on unless serializing failed.
+    func receive(_ event: Event<Response, SluiceError>) {
+        switch event {
+        case .value(let response):
+            if let claimLifetime { SignalProducer.claim(response, claimLifetime) }
+            do throws(SluiceError) {
+                let output = try serializer.serialize(response)
+                response.reporter?.complete(TaskCompletion(response: response, error: nil, serializedValue: output))
+                downstream.send(value: output)
+            } catch {
+                response.reporter?.complete(TaskCompletion(response: response, error: error))
+                failed.store(true, ordering: .relaxed)
+                downstream.send(error: error)
+            }
+        case .failed(let error): if !failed.load(ordering: .relaxed) { downstream.send(error: error) }
+        case .completed: if !failed.load(ordering: .relaxed) { downstream.sendCompleted() }
+        case .interrupted: if !failed.load(ordering: .relaxed) { downstream.sendInterrupted() }
+        }
+    }
 }

@@ -71,42 +71,34 @@ extension Transport {
     }
 }
 
-/// Builds a `Response` from the events of one transfer.
-final class ResponseAccumulator: Sendable {
-    private struct State {
-        var head: ResponseHead?
-        var body = Data()
-        var failed = false
-    }
-
-    private let state = Mutex(State())
+/// The parts of a `Response` gathered from the events of one transfer: a value, kept behind a lock
+/// by whoever gathers them (`ResponseAccumulator`, or a client's run of the chain).
+struct ResponseParts {
+    var head: ResponseHead?
+    var body = Data()
+    /// Whether putting the response together failed: the stream was ended with that error, and
+    /// what the transfer still sends must be dropped.
+    var failed = false
 
     /// Adds an event; returns the metrics once the transfer has completed.
-    func add(_ event: TransferEvent) -> TransferMetrics? {
+    mutating func add(_ event: TransferEvent) -> TransferMetrics? {
         switch event {
-        case .head(let head): state.withLock { $0.head = head }
+        case .head(let head): self.head = head
         case .body(let chunk):
             // The first chunk is kept as it is: a body delivered whole is never copied.
-            state.withLock { s in
-                if s.body.isEmpty { s.body = chunk } else { s.body.append(chunk) }
-            }
+            if body.isEmpty { body = chunk } else { body.append(chunk) }
         case .completed(let metrics): return metrics
         case .uploadProgress, .downloadProgress: break
         }
         return nil
     }
 
-    /// Whether putting the response together failed: the stream was ended with that error, and
-    /// what the transfer still sends must be dropped.
-    var hasFailed: Bool { state.withLock { $0.failed } }
-
-    func response(for request: Request, metrics: TransferMetrics) throws(SluiceError) -> Response {
-        let (head, body) = state.withLock { s in
-            defer { s.body = Data() }
-            return (s.head, s.body)
-        }
+    /// The response, which takes the body; fails (and marks the parts failed) without a head.
+    mutating func response(for request: Request, metrics: TransferMetrics) throws(SluiceError) -> Response {
+        let body = self.body
+        self.body = Data()
         guard let head else {
-            state.withLock { $0.failed = true }
+            failed = true
             throw SluiceError(.protocolError, "The transfer completed without a response head.")
         }
         var fileURL: URL?
@@ -114,5 +106,23 @@ final class ResponseAccumulator: Sendable {
         return Response(
             status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,
             fileURL: fileURL, metrics: metrics, request: request)
+    }
+}
+
+/// Builds a `Response` from the events of one transfer.
+final class ResponseAccumulator: Sendable {
+    private let parts = Mutex(ResponseParts())
+
+    /// Adds an event; returns the metrics once the transfer has completed.
+    func add(_ event: TransferEvent) -> TransferMetrics? {
+        parts.withLock { $0.add(event) }
+    }
+
+    /// Whether putting the response together failed (see `ResponseParts.failed`).
+    var hasFailed: Bool { parts.withLock { $0.failed } }
+
+    /// The response, which takes the body; fails without a head.
+    func response(for request: Request, metrics: TransferMetrics) throws(SluiceError) -> Response {
+        try parts.withLock { (parts) throws(SluiceError) in try parts.response(for: request, metrics: metrics) }
     }
 }

@@ -10,12 +10,18 @@ extension SignalProducer {
         // Inlinable, like the waiter, so that a caller's concrete types reach this code: generic
         // code here would look up the metadata of `Event` and the continuation at run time, several
         // times per await. The waiter takes the first event and disposes the subscription itself
-        // (no `take(first: 1)` layer in between).
+        // (no `take(first: 1)` layer in between), whatever the event: it needs no sink of `start`
+        // between it and the work, which would only repeat that.
         let waiter = FirstEventWaiter<Value, Failure>()
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 waiter.install(continuation)
-                waiter.attach(self.start(Observer(waiter.finish)))
+                let subscription = CompositeDisposable()
+                let observer = Observer<Value, Failure>(target: waiter) { waiter, event in
+                    unsafeDowncast(waiter, to: FirstEventWaiter<Value, Failure>.self).finish(event)
+                }
+                self.startHandler(observer, Lifetime(subscription))
+                waiter.attach(subscription)
             }
         } onCancel: {
             waiter.cancel()
@@ -110,7 +116,7 @@ final class FirstEventWaiter<Value: Sendable, Failure: Error>: Sendable {
         disposable?.dispose()
     }
 
-    /// Resumes the awaiting task with the first event; after a value, ends the subscription (a
+    /// Resumes the awaiting task with the first event and ends the subscription (a
     /// subscription not attached yet is disposed by `attach`).
     @inlinable
     func finish(_ event: Event<Value, Failure>) {
@@ -125,7 +131,8 @@ final class FirstEventWaiter<Value: Sendable, Failure: Error>: Sendable {
             return (s.continuation, s.disposable)
         }
         guard let continuation else { return }
-        if !event.isTerminating { disposable?.dispose() }
+        // After a terminal event too: that ends the subscription's lifetime, as `start` would.
+        disposable?.dispose()
         continuation.resume(returning: event)
     }
 }

@@ -1,24 +1,50 @@
+import Synchronization
+
 extension Operators {
     @inlinable
     static func attemptMap<V, E, U>(
         _ transform: @escaping @Sendable (V) throws(E) -> U
     ) -> EventTransform<V, E, U, E> {
         EventTransform { downstream, _ in
-            let failed = OperatorState(false)
-            return Observer { event in
-                if failed.withLock({ $0 }) { return }
-                switch event {
-                case .value(let value):
-                    do throws(E) {
-                        downstream.send(value: try transform(value))
-                    } catch {
-                        failed.withLock { $0 = true }
-                        downstream.send(error: error)
-                    }
-                default:
-                    downstream.sendTerminal(event)
-                }
+            // The run is the observer's target: one object per subscription for the state, the
+            // observer and nothing else.
+            Observer(target: AttemptMapRun(downstream: downstream, transform: transform)) { run, event in
+                unsafeDowncast(run, to: AttemptMapRun<V, E, U>.self).receive(event)
             }
+        }
+    }
+}
+
+/// One subscription of `attemptMap`: transforms values until a transform fails, then drops
+/// whatever else arrives.
+@usableFromInline
+final class AttemptMapRun<V: Sendable, E: Error, U: Sendable>: Sendable {
+    @usableFromInline let downstream: Observer<U, E>
+    @usableFromInline let transform: @Sendable (V) throws(E) -> U
+    /// Set once a transform failed. Events arrive serially (the stream contract), so relaxed
+    /// order is enough; atomic so that the compiler and the thread sanitizer see it safe.
+    @usableFromInline let failed: Atomic<Bool>
+
+    @inlinable
+    init(downstream: Observer<U, E>, transform: @escaping @Sendable (V) throws(E) -> U) {
+        self.downstream = downstream
+        self.transform = transform
+        failed = Atomic(false)
+    }
+
+    @inlinable
+    func receive(_ event: Event<V, E>) {
+        if failed.load(ordering: .relaxed) { return }
+        switch event {
+        case .value(let value):
+            do throws(E) {
+                downstream.send(value: try transform(value))
+            } catch {
+                failed.store(true, ordering: .relaxed)
+                downstream.send(error: error)
+            }
+        default:
+            downstream.sendTerminal(event)
         }
     }
 }

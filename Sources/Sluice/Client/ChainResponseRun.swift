@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// One run of a request through a client's chain, put together as a response: the parts gathered
+/// from the chain's transfer events, and where the response goes. It is the target of the
+/// observer on the chain's path, so a run costs that observer and this object only.
+final class ChainResponseRun: Sendable {
+    private let parts = Mutex(ResponseParts())
+    private let request: Request
+    private let exchange: Exchange
+    private let reporter: TaskReporter?
+    private let aggregator: MetricsAggregator
+    private let downstream: Observer<Response, SluiceError>
+
+    init(
+        request: Request, exchange: Exchange, reporter: TaskReporter?, aggregator: MetricsAggregator,
+        downstream: Observer<Response, SluiceError>
+    ) {
+        self.request = request
+        self.exchange = exchange
+        self.reporter = reporter
+        self.aggregator = aggregator
+        self.downstream = downstream
+    }
+
+    /// Gathers a transfer event; sends the response once the transfer has completed, counts it in
+    /// the client's metrics and reports it to the task's observers.
+    func receive(_ event: Event<TransferEvent, SluiceError>) {
+        switch event {
+        case .value(let transferEvent):
+            // The response's request is the one the final hop sent (after redirects).
+            let outcome = parts.withLock { (parts) -> Result<Response, SluiceError>? in
+                if parts.failed { return nil }
+                guard let metrics = parts.add(transferEvent) else { return nil }
+                do throws(SluiceError) {
+                    return .success(
+                        try parts.response(for: exchange.lastSentRequest ?? request, metrics: metrics))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch outcome {
+            case nil: return
+            case .success(var response):
+                response.reporter = reporter
+                aggregator.record(url: response.request.url, response: response)
+                downstream.send(value: response)
+                reporter?.responseDelivered(response)
+            case .failure(let error):
+                reporter?.complete(TaskCompletion(response: nil, error: error))
+                downstream.send(error: error)
+            }
+        case .failed(let error):
+            if parts.withLock({ $0.failed }) { return }
+            aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
+            reporter?.complete(TaskCompletion(response: nil, error: error))
+            downstream.send(error: error)
+        case .completed:
+            if parts.withLock({ $0.failed }) { return }
+            downstream.sendCompleted()
+        case .interrupted:
+            if parts.withLock({ $0.failed }) { return }
+            reporter?.cancelled()
+            downstream.sendInterrupted()
+        }
+    }
+}
