@@ -20,9 +20,26 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
         }
     }
 
-    private var fields: [Field] {
+    /// The fields, unless the list still holds a response's lines as received (`raw`).
+    private var storedFields: [Field] {
         // Any change may bring a field that was never checked.
         didSet { isKnownValid = false }
+    }
+
+    /// A response's header lines as received, until the list is changed: lookups scan them, and
+    /// their strings are made only when something needs every field (see `RawHeaderLines`).
+    private var raw: RawHeaderLines?
+
+    /// The fields; changing them first turns received lines into fields.
+    private var fields: [Field] {
+        get { raw?.fields() ?? storedFields }
+        _modify {
+            if let lines = raw {
+                storedFields = lines.fields()
+                raw = nil
+            }
+            yield &storedFields
+        }
     }
 
     /// Whether every field passed the checks a request's headers get before sending (see
@@ -31,22 +48,31 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     private(set) var isKnownValid = false
 
     /// Creates an empty list.
-    public init() { fields = [] }
+    public init() { storedFields = [] }
 
     /// Creates a list from fields, keeping their order.
-    public init(_ fields: [Field]) { self.fields = fields }
+    public init(_ fields: [Field]) { storedFields = fields }
 
     /// Creates a list from name-value pairs, keeping their order.
-    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+    public init(_ pairs: [(String, String)]) { storedFields = pairs.map { Field(name: $0.0, value: $0.1) } }
 
     /// Creates a list from a dictionary literal, keeping the literal's order.
     public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { Field(name: $0.0, value: $0.1) }
+        storedFields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// A list of a response's header lines as received (see `RawHeaderLines`).
+    init(lines: RawHeaderLines) {
+        storedFields = []
+        raw = lines
     }
 
     /// The first value for `name`; setting replaces all fields of that name (nil removes them).
     public subscript(name: String) -> String? {
-        get { fields.first { $0.name.caseInsensitiveEquals(name) }?.value }
+        get {
+            if let raw { return raw.values(for: name, limit: 1).first }
+            return storedFields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        }
         set {
             if let newValue {
                 replaceOrAdd(name: name, value: newValue)
@@ -58,12 +84,14 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
 
     /// Every value for `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        if let raw { return raw.values(for: name) }
+        return storedFields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
     /// Whether a field with `name` exists.
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveEquals(name) }
+        if let raw { return raw.contains(name) }
+        return storedFields.contains { $0.name.caseInsensitiveEquals(name) }
     }
 
     /// Makes room for `capacity` fields, so that adding several grows the storage once.
@@ -105,10 +133,10 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     }
 
     /// The number of fields.
-    public var count: Int { fields.count }
+    public var count: Int { raw?.count ?? storedFields.count }
 
     /// Whether there are no fields.
-    public var isEmpty: Bool { fields.isEmpty }
+    public var isEmpty: Bool { raw?.isEmpty ?? storedFields.isEmpty }
 
     /// Iterates over the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
@@ -120,9 +148,15 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         // Lists that share their storage (a request that took the client's default headers as
         // they are) are equal without comparing their strings.
-        if lhs.fields.count == rhs.fields.count && lhs.sharesStorage(with: rhs) { return true }
-        return lhs.fields.count == rhs.fields.count
-            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
+        if lhs.raw == nil && rhs.raw == nil && lhs.storedFields.count == rhs.storedFields.count
+            && lhs.sharesStorage(with: rhs)
+        {
+            return true
+        }
+        if let a = lhs.raw, let b = rhs.raw, a == b { return true }
+        let (a, b) = (lhs.fields, rhs.fields)
+        return a.count == b.count
+            && zip(a, b).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
     }
 
     /// The same list, known to pass the checks a request's headers get before sending; throws the
@@ -134,15 +168,15 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
         return checked
     }
 
-    /// Whether both lists are the same non-empty array storage.
     /// Marks the list as checked, for a caller that checked each field it added to a checked list.
     mutating func markChecked() {
         isKnownValid = true
     }
 
+    /// Whether both lists are the same non-empty array storage.
     private func sharesStorage(with other: HTTPHeaders) -> Bool {
-        fields.withUnsafeBufferPointer { a in
-            other.fields.withUnsafeBufferPointer { b in a.baseAddress != nil && a.baseAddress == b.baseAddress }
+        storedFields.withUnsafeBufferPointer { a in
+            other.storedFields.withUnsafeBufferPointer { b in a.baseAddress != nil && a.baseAddress == b.baseAddress }
         }
     }
 

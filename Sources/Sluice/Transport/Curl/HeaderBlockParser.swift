@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// A value type that a transfer keeps in one stored property, so a line costs one access to the
 /// transfer's state; the bytes are read through a plain buffer pointer (a `Slice` of a raw buffer
-/// takes generic, slow paths), and only the field names and values become strings.
+/// takes generic, slow paths). Field lines are kept as received, for `HTTPHeaders` to read on
+/// demand (see `RawHeaderLines`); only the status, the version and the Content-Length are read here.
 struct HeaderBlockParser {
     /// What a line was.
     enum Line {
@@ -22,11 +23,16 @@ struct HeaderBlockParser {
     private(set) var status = 0
     /// The HTTP version of the current block.
     private(set) var version = HTTPVersion.http1_1
-    /// The fields of the current block, gathered in an array with room reserved up front
-    /// (appending to `HTTPHeaders` grows its storage several times per response).
-    private(set) var fields: [HTTPHeaders.Field] = []
+    /// The field lines of the current block, as received.
+    private var lines: [UInt8] = []
     /// The first Content-Length of the current block, read as the line arrives.
     private(set) var contentLength: Int64?
+
+    /// The current block's fields; the parser lets go of its lines.
+    mutating func takeHeaders() -> HTTPHeaders {
+        defer { lines = [] }
+        return HTTPHeaders(lines: RawHeaderLines(bytes: lines))
+    }
 
     /// Reads one line, its CR LF included.
     mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Line {
@@ -38,26 +44,24 @@ struct HeaderBlockParser {
             readStatusLine(UnsafeBufferPointer(rebasing: bytes[0..<end]))
             return .status
         }
-        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return .field }
-        // Trimmed and decoded as bytes: Foundation's `trimmingCharacters(in:)` goes through
-        // NSString and cost more than all of libcurl's work for a small response.
-        var valueStart = colon + 1
-        while valueStart < end, Self.isOptionalWhitespace(bytes[valueStart]) { valueStart += 1 }
-        var valueEnd = end
-        while valueEnd > valueStart, Self.isOptionalWhitespace(bytes[valueEnd - 1]) { valueEnd -= 1 }
-        let name = UnsafeBufferPointer(rebasing: bytes[0..<colon])
-        let valueBytes = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
-        if contentLength == nil, Self.isContentLength(name) { contentLength = Self.integer(valueBytes).map(Int64.init) }
-        fields.append(
-            HTTPHeaders.Field(
-                name: String(decoding: name, as: UTF8.self), value: String(decoding: valueBytes, as: UTF8.self)))
+        // Room for a typical head at once: appending line by line would grow the array four times.
+        if lines.isEmpty { lines.reserveCapacity(512) }
+        lines.append(contentsOf: bytes)
+        // The line ends with its line break in the block, even if libcurl handed it over without one.
+        if bytes[bytes.count - 1] != 0x0A { lines.append(0x0A) }
+        // Only a line that starts with the name and its colon is read further.
+        if contentLength == nil, end > 15, bytes[14] == UInt8(ascii: ":"),
+            Self.isContentLength(UnsafeBufferPointer(rebasing: bytes[0..<14])),
+            let (_, value) = RawHeaderLines.field(in: bytes)
+        {
+            contentLength = Self.integer(value).map(Int64.init)
+        }
         return .field
     }
 
     /// Starts a block: `HTTP/1.1 200 OK` gives the version and the status; the reason is ignored.
     private mutating func readStatusLine(_ line: UnsafeBufferPointer<UInt8>) {
-        fields.removeAll(keepingCapacity: true)
-        fields.reserveCapacity(16)
+        lines.removeAll(keepingCapacity: true)
         contentLength = nil
         // The version, then the status: words separated by runs of spaces.
         var index = 0
@@ -117,22 +121,11 @@ struct HeaderBlockParser {
     }
 
     /// Whether a header name is Content-Length, in any case, compared as bytes (cheaper than a
-    /// lookup in the finished `HTTPHeaders`).
+    /// lookup in the finished `HTTPHeaders`; a static string's bytes need no allocation).
     private static func isContentLength(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard name.count == 14 else { return false }
-        var index = 0
-        for lower in "content-length".utf8 {
-            let byte = name[index]
-            // Setting bit 5 lowercases an ASCII letter; the '-' must match as it is.
-            let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
-            guard byte == lower || (isLetter && byte | 0x20 == lower) else { return false }
-            index += 1
-        }
-        return true
-    }
-
-    /// HTTP's optional whitespace around a field value (RFC 9110 §5.6.3): space and horizontal tab.
-    private static func isOptionalWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09
+        let contentLength: StaticString = "content-length"
+        guard name.count == contentLength.utf8CodeUnitCount else { return false }
+        return RawHeaderLines.equalIgnoringASCIICase(
+            name, UnsafeBufferPointer(start: contentLength.utf8Start, count: contentLength.utf8CodeUnitCount))
     }
 }

@@ -94,7 +94,7 @@ final class TransferContext {
         guard !headSent else { return }
         headSent = true
         expectedDownload = parser.contentLength
-        let head = ResponseHead(status: parser.status, headers: HTTPHeaders(parser.fields), httpVersion: parser.version)
+        let head = ResponseHead(status: parser.status, headers: parser.takeHeaders(), httpVersion: parser.version)
         switch sink {
         case .events(let observer): observer.send(value: .head(head))
         case .response: self.head = head

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import Sluice
+
+@Suite("Response headers kept as received lines")
+struct RawHeaderLinesTests {
+    /// A response's field lines, with what makes them awkward: repeated names, names in several
+    /// cases, spaces and tabs around values, an empty value, a line without a colon, a colon in a
+    /// value, LF without CR, non-ASCII bytes.
+    private static let block =
+        "Server: nginx\r\nSet-Cookie: a=1\r\ncontent-type:\ttext/plain; charset=utf-8 \r\n"
+        + "SET-COOKIE: b=2\r\nX-Empty:\r\nnot a field\r\nX-Time: 12:30:45\nX-Name: caf\u{e9}\r\n"
+        + "X-Spaces:   padded   \r\n"
+
+    private static let expectedFields: [HTTPHeaders.Field] = [
+        .init(name: "Server", value: "nginx"), .init(name: "Set-Cookie", value: "a=1"),
+        .init(name: "content-type", value: "text/plain; charset=utf-8"), .init(name: "SET-COOKIE", value: "b=2"),
+        .init(name: "X-Empty", value: ""), .init(name: "X-Time", value: "12:30:45"),
+        .init(name: "X-Name", value: "caf\u{e9}"), .init(name: "X-Spaces", value: "padded"),
+    ]
+
+    private func lines() -> HTTPHeaders {
+        HTTPHeaders(lines: RawHeaderLines(bytes: Array(Self.block.utf8)))
+    }
+
+    @Test func readingTheLinesGivesWhatTheFieldsWouldGive() {
+        let raw = lines()
+        let parsed = HTTPHeaders(Self.expectedFields)
+        #expect(Array(raw) == Self.expectedFields)
+        #expect(raw.count == parsed.count)
+        #expect(!raw.isEmpty)
+        for name in ["server", "SET-COOKIE", "Content-Type", "x-empty", "X-Time", "x-name", "X-Spaces", "Missing", ""] {
+            #expect(raw[name] == parsed[name], "\(name)")
+            #expect(raw.values(for: name) == parsed.values(for: name), "\(name)")
+            #expect(raw.contains(name) == parsed.contains(name), "\(name)")
+        }
+        #expect(raw.values(for: "set-cookie") == ["a=1", "b=2"])
+        #expect(raw == parsed && parsed == raw)
+        #expect(raw.hashValue == parsed.hashValue)
+        #expect(raw.description == parsed.description)
+    }
+
+    @Test func changingTheLinesChangesOnlyThatCopy() {
+        let original = lines()
+        var changed = original
+        changed["Server"] = "other"
+        changed.add(name: "X-New", value: "1")
+        changed.remove(name: "set-cookie")
+        #expect(changed["server"] == "other")
+        #expect(changed.values(for: "Set-Cookie").isEmpty)
+        #expect(changed.count == Self.expectedFields.count - 2 + 1)
+        #expect(Array(changed).last == HTTPHeaders.Field(name: "X-New", value: "1"))
+        // The copy that was not changed still reads the lines as received.
+        #expect(original["Server"] == "nginx")
+        #expect(Array(original) == Self.expectedFields)
+        #expect(original != changed)
+    }
+
+    @Test func noFieldLinesMakeAnEmptyList() {
+        for block in ["", "not a field\r\n", "\r\n", ": no name is still a field\r\n"] {
+            let headers = HTTPHeaders(lines: RawHeaderLines(bytes: Array(block.utf8)))
+            #expect(headers.isEmpty == Array(headers).isEmpty, "\(block.debugDescription)")
+            #expect(headers.count == Array(headers).count, "\(block.debugDescription)")
+        }
+        #expect(HTTPHeaders(lines: RawHeaderLines(bytes: [])) == HTTPHeaders())
+    }
+
+    @Test func theTransportsParserKeepsFieldLinesAndReadsTheHead() {
+        var parser = HeaderBlockParser()
+        func feed(_ line: String) -> HeaderBlockParser.Line {
+            Array(line.utf8).withUnsafeBufferPointer { parser.read($0) }
+        }
+        // A 100 Continue block, then the real one: only the last block's fields remain.
+        #expect(feed("HTTP/1.1 100 Continue\r\n") == .status)
+        #expect(feed("X-Interim: 1\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        #expect(feed("Content-Length: 42\r\n") == .field)
+        #expect(feed("content-length: 7\r\n") == .field)
+        #expect(feed("X-Last: no line break") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.status == 200)
+        #expect(parser.contentLength == 42)
+        let headers = parser.takeHeaders()
+        #expect(headers.values(for: "Content-Length") == ["42", "7"])
+        #expect(headers["X-Interim"] == nil)
+        #expect(headers["x-last"] == "no line break")
+        #expect(headers.count == 3)
+    }
+}
