@@ -38,6 +38,18 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aHeaderNameGoesOutInTheCaseGivenEvenRightAfterAnotherCase() async throws {
+        // A reused handle keeps its header list while the headers stay the same: the same names
+        // in another case are other lines, so the list is made anew.
+        try await withServer { server, transport in
+            for name in ["X-Case", "x-case", "X-CASE"] {
+                _ = try await transport.send(.get, server.url(for: .echo), headers: [name: "1"])
+                let recorded = try #require(server.recordedRequests.last)
+                #expect(recorded.headers.contains { $0.name == name && $0.value == "1" }, "\(name)")
+            }
+        }
+    }
+
     @Test func responseHeadersKeepOrderAndRepeats() async throws {
         try await withServer { server, transport in
             let response = try await transport.send(

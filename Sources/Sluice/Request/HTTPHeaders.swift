@@ -159,6 +159,18 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
             && zip(a, b).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
     }
 
+    /// Whether both lists hold the same fields with the same text, names in the same case.
+    func isIdentical(to other: HTTPHeaders) -> Bool {
+        if raw == nil && other.raw == nil && storedFields.count == other.storedFields.count
+            && sharesStorage(with: other)
+        {
+            return true
+        }
+        if let a = raw, let b = other.raw { return a == b }
+        let (a, b) = (fields, other.fields)
+        return a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
     /// The same list, known to pass the checks a request's headers get before sending; throws the
     /// error the first field that fails them would make `prepared()` throw.
     func checkedForSending() throws(SluiceError) -> HTTPHeaders {

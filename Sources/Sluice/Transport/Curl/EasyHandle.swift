@@ -24,6 +24,13 @@ final class EasyHandle {
         var isPost: Bool
         var sendsBody: Bool
         var decompress: Bool
+
+        /// Equal when the lines would be the same text: names compare exactly here, not
+        /// case-insensitively as `HTTPHeaders` compares them, since a name's case goes on the wire.
+        static func == (lhs: HeaderSource, rhs: HeaderSource) -> Bool {
+            lhs.isPost == rhs.isPost && lhs.sendsBody == rhs.sendsBody && lhs.decompress == rhs.decompress
+                && lhs.headers.isIdentical(to: rhs.headers)
+        }
     }
 
     /// The per-request options as the handle has them now; a fresh handle has libcurl's defaults.
