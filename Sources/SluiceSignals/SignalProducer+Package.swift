@@ -11,6 +11,16 @@ extension SignalProducer {
             make().startHandler(observer, lifetime)
         })
     }
+
+    /// Like `deferred(_:)`, with the subscription's lifetime handed to `make`, which may attach
+    /// what must live exactly as long as the subscription before the producer is even made.
+    @inlinable
+    package static func deferred(withLifetime make: @escaping @Sendable (Lifetime) -> SignalProducer) -> SignalProducer
+    {
+        SignalProducer(serialized: { observer, lifetime in
+            make(lifetime).startHandler(observer, lifetime)
+        })
+    }
 }
 
 extension Lifetime {

@@ -115,4 +115,50 @@ struct AsyncBridgeTests {
         let failing = SignalProducer<Int, TestError> { () async throws(TestError) -> Int in throw .boom }
         await #expect(throws: TestError.boom) { _ = try await failing.value }
     }
+
+    @Test func aTerminalEventSentDuringTheStartEndsTheLifetimeAsStartDoes() async {
+        // Whatever the start handler does after its terminal event sees the lifetime ended, under
+        // `firstEvent()` as under `start`.
+        let ended = Locked<[Bool]>([])
+        let producer = SignalProducer<Int, Never> { observer, lifetime in
+            observer.sendCompleted()
+            ended.withLock { $0.append(lifetime.hasEnded) }
+        }
+        producer.start()
+        _ = await producer.firstEvent()
+        #expect(ended.value == [true, true])
+    }
+
+    @Test func firstEventStopsASynchronousSequenceAfterItsFirstValue() async {
+        /// 1 to 1,000, counting the values it makes.
+        struct Counting: Sequence, Sendable {
+            let produced: Locked<Int>
+            func makeIterator() -> AnyIterator<Int> {
+                let produced = self.produced
+                return AnyIterator {
+                    let next = produced.add(1)
+                    return next <= 1_000 ? next : nil
+                }
+            }
+        }
+        let produced = Locked(0)
+        let event = await SignalProducer<Int, Never>(values: Counting(produced: produced)).firstEvent()
+        #expect(event.value == 1)
+        #expect(produced.value < 1_000)
+    }
+
+    @Test func aTaskCancelledBeforeTheStartStartsTheWorkWithItsLifetimeEnded() async {
+        let endedAtStart = Locked<Bool?>(nil)
+        let task = Task {
+            // Cancelled before the await below begins.
+            while !Task.isCancelled { await Task.yield() }
+            return await SignalProducer<Int, Never> { _, lifetime in
+                endedAtStart.value = lifetime.hasEnded
+            }.firstEvent()
+        }
+        task.cancel()
+        let event = await task.value
+        #expect(endedAtStart.value == true)
+        #expect(event.isInterrupted)
+    }
 }

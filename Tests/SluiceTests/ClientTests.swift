@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceSignals
 import SluiceTesting
 import Testing
 
@@ -34,6 +35,39 @@ struct ClientTests {
             #expect(try client.url(for: path).absoluteString == url)
             #expect(throws: SluiceError.self) { try client.url(for: "http://[bad") }
         }
+    }
+
+    @Test func canonicallyEquivalentPathsResolveEachToItsOwnURL() throws {
+        // "café" composed and decomposed are equal strings but different bytes, encoded into
+        // different URLs: the client's memory of the last path must not mix them up.
+        let client = try Client(baseURL: "http://example.com/v1/", transport: StubTransport(reply: .never))
+        let composed = "caf\u{e9}"
+        let decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)
+        let resolution = try BaseURLResolution("http://example.com/v1/")
+        for path in [composed, decomposed, composed] {
+            #expect(try client.url(for: path).absoluteString == resolution.resolve(path).absoluteString)
+        }
+    }
+
+    @Test func aRequestIsInFlightBeforeItsTaskIsReportedOrItsInterceptorsRun() throws {
+        let client = try Client(baseURL: "http://example.com/", transport: StubTransport(reply: .never))
+        let seen = Lock<[Int]>([])
+        let cancelled = Lock<[Int]>([])
+        let observation = client.events.observeValues { event in
+            if case .resumed = event.kind {
+                seen.withLock { $0.append(client.inFlightCount) }
+                cancelled.withLock { $0.append(client.cancelAll()) }
+            }
+        }
+        defer { observation?.dispose() }
+        let events = Lock<[Event<Response, SluiceError>]>([])
+        let subscription = client.get("x").start { event in events.withLock { $0.append(event) } }
+        defer { subscription.dispose() }
+        #expect(seen.withLock { $0 } == [1])
+        #expect(cancelled.withLock { $0 } == [1])
+        #expect(events.withLock { $0.last?.isInterrupted } == true)
+        #expect(client.inFlightCount == 0)
     }
 
     @Test func anInvalidBaseURLIsATypedError() {

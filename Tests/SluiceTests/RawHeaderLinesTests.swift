@@ -57,6 +57,19 @@ struct RawHeaderLinesTests {
         #expect(original != changed)
     }
 
+    @Test func aNameThatIsNotUTF8IsFoundAsIterationShowsIt() {
+        // The name decodes to U+FFFD, as the field lists it; looking it up by that name finds it.
+        let bytes = Array("X-A: 1\r\n".utf8) + [0xFF] + Array(": v\r\n".utf8)
+        let raw = HTTPHeaders(lines: RawHeaderLines(bytes: bytes))
+        let parsed = HTTPHeaders(Array(raw))
+        let name = Array(raw)[1].name
+        #expect(name == "\u{FFFD}")
+        #expect(parsed[name] == "v")
+        #expect(raw[name] == parsed[name])
+        #expect(raw.values(for: name) == parsed.values(for: name))
+        #expect(raw.contains(name) == parsed.contains(name))
+    }
+
     @Test func noFieldLinesMakeAnEmptyList() {
         for block in ["", "not a field\r\n", "\r\n", ": no name is still a field\r\n"] {
             let headers = HTTPHeaders(lines: RawHeaderLines(bytes: Array(block.utf8)))

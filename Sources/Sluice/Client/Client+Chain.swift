@@ -32,13 +32,15 @@ extension Client {
     /// nothing is sent.
     public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
         let hub = eventHub
-        // Watched requests stream, so that progress can be reported; others take the cheaper
-        // collected path through the transport.
-        return SignalProducer.deferred { [self] in
+        let inFlight = self.inFlight
+        return SignalProducer.deferred { [self] lifetime in
+            // In flight before anything else happens (its task's first events, the interceptors):
+            // cancelling through the client ends the subscription as disposing it would.
+            lifetime += inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
+            // Watched requests stream, so that progress can be reported; others take the cheaper
+            // collected path through the transport.
             let reporter = hub.reporter(for: request)
-            return run(
-                request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter,
-                registersInFlight: true)
+            return run(request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter)
         }
     }
 
@@ -46,31 +48,23 @@ extension Client {
     func collect(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
         Response, SluiceError
     > {
-        SignalProducer.deferred { [self] in
-            run(request, delivery: delivery, reporter: reporter, registersInFlight: false)
-        }
+        SignalProducer.deferred { [self] in run(request, delivery: delivery, reporter: reporter) }
     }
 
     /// One run of `request` through the chain, as a response: the chain's transfer events put
     /// together by an observer on their path (no gate, no inner subscription). Made when the run
-    /// starts (see `SignalProducer.deferred`). With `registersInFlight`, the run is one of the
-    /// client's in-flight requests until it ends, and cancelling through the client ends it as
-    /// disposing it would.
-    private func run(
-        _ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?, registersInFlight: Bool
-    ) -> SignalProducer<Response, SluiceError> {
+    /// starts (see `SignalProducer.deferred`).
+    private func run(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
+        Response, SluiceError
+    > {
         let aggregator = metricsAggregator
-        let inFlight = self.inFlight
         reporter?.report(.created)
         reporter?.report(.resumed)
         let exchange = Exchange(
             request: request, transport: transport, scheduler: configuration.scheduler, delivery: delivery,
             reporter: reporter)
         let events = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
-        return events.lift { downstream, lifetime in
-            if registersInFlight {
-                lifetime += inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
-            }
+        return events.lift { downstream, _ in
             let run = ChainResponseRun(
                 request: request, exchange: exchange, reporter: reporter, aggregator: aggregator,
                 downstream: downstream)

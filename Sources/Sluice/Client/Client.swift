@@ -102,7 +102,13 @@ public final class Client: Sendable {
     /// The absolute URL for `path` (see `BaseURLResolution`).
     public func url(for path: String) throws(SluiceError) -> URL {
         if let resolution {
-            if let url = lastResolved.withLock({ $0?.path == path ? $0?.url : nil }) { return url }
+            // Compared byte for byte: `==` holds for canonically equivalent strings (an é composed
+            // or decomposed), which are encoded into different URLs.
+            if let url = lastResolved.withLock({ last in
+                last.flatMap { $0.path.hasSameUTF8(as: path) ? $0.url : nil }
+            }) {
+                return url
+            }
             let url = try resolution.resolve(path)
             lastResolved.withLock { $0 = (path, url) }
             return url

@@ -12,7 +12,11 @@ enum RedirectRules {
     static func nextRequest(after request: Request, head: ResponseHead, policy: RedirectPolicy) throws(SluiceError)
         -> Request?
     {
-        guard statuses.contains(head.status), let location = head.headers["Location"], !location.isEmpty else {
+        // A range check first: every response goes through here, and most are not redirects
+        // (hashing the status for the set cost more than the rest of the check).
+        guard (301...308).contains(head.status), statuses.contains(head.status),
+            let location = head.headers["Location"], !location.isEmpty
+        else {
             return nil
         }
         guard let target = resolve(location, against: request.url) else {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ordered list of HTTP header fields.
 ///
 /// Names compare case-insensitively; the order of fields is kept and a name may repeat (as
@@ -223,6 +225,21 @@ extension String {
     }
 
     /// Whether the string starts with `prefix`, ASCII letters compared in any case.
+    /// Whether both strings have the same UTF-8 bytes (`==` compares canonical equivalence).
+    func hasSameUTF8(as other: String) -> Bool {
+        let a = utf8
+        let b = other.utf8
+        guard a.count == b.count else { return false }
+        if let result = a.withContiguousStorageIfAvailable({ x in
+            b.withContiguousStorageIfAvailable { y in
+                x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+            }
+        }), let same = result {
+            return same
+        }
+        return a.elementsEqual(b)
+    }
+
     func hasCaseInsensitivePrefix(_ prefix: String) -> Bool {
         let count = prefix.utf8.count
         guard utf8.count >= count else { return false }

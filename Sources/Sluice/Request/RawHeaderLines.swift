@@ -59,10 +59,10 @@ struct RawHeaderLines: Sendable, Hashable {
     /// The values of the fields named `name` (in any case), in order; at most `limit` of them.
     func values(for name: String, limit: Int = .max) -> [String] {
         var values: [String] = []
-        var name = name
-        name.withUTF8 { wanted in
+        var bytes = name
+        bytes.withUTF8 { wanted in
             forEachField { fieldName, value in
-                if Self.equalIgnoringASCIICase(fieldName, wanted) {
+                if Self.nameMatches(fieldName, wanted, name) {
                     values.append(String(decoding: value, as: UTF8.self))
                 }
                 return values.count < limit
@@ -74,10 +74,10 @@ struct RawHeaderLines: Sendable, Hashable {
     /// Whether a field is named `name` (in any case).
     func contains(_ name: String) -> Bool {
         var found = false
-        var name = name
-        name.withUTF8 { wanted in
+        var bytes = name
+        bytes.withUTF8 { wanted in
             forEachField { fieldName, _ in
-                found = Self.equalIgnoringASCIICase(fieldName, wanted)
+                found = Self.nameMatches(fieldName, wanted, name)
                 return !found
             }
         }
@@ -102,6 +102,18 @@ struct RawHeaderLines: Sendable, Hashable {
             return false
         }
         return empty
+    }
+
+    /// Whether a line's name is `name` (whose bytes are `wanted`), as `caseInsensitiveEquals`
+    /// compares the name's decoded string: a name that is not valid UTF-8 reads as its decoded
+    /// form (with U+FFFD), so it is compared decoded, as iteration shows it.
+    private static func nameMatches(
+        _ fieldName: UnsafeBufferPointer<UInt8>, _ wanted: UnsafeBufferPointer<UInt8>, _ name: String
+    )
+        -> Bool
+    {
+        if !fieldName.contains(where: { $0 >= 0x80 }) { return equalIgnoringASCIICase(fieldName, wanted) }
+        return String(decoding: fieldName, as: UTF8.self).caseInsensitiveEquals(name)
     }
 
     /// Whether two names are equal in ASCII case-insensitively (as `caseInsensitiveEquals`).

@@ -16,12 +16,16 @@ extension SignalProducer {
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 waiter.install(continuation)
+                // Attached before the work starts, so that the first event, even one sent during
+                // the start, ends the subscription's lifetime at once (as `start` does: a
+                // synchronous sequence stops after its first value), and a task cancelled already
+                // starts the work with its lifetime ended.
                 let subscription = CompositeDisposable()
+                waiter.attach(subscription)
                 let observer = Observer<Value, Failure>(target: waiter) { waiter, event in
                     unsafeDowncast(waiter, to: FirstEventWaiter<Value, Failure>.self).finish(event)
                 }
                 self.startHandler(observer, Lifetime(subscription))
-                waiter.attach(subscription)
             }
         } onCancel: {
             waiter.cancel()
