@@ -146,23 +146,21 @@ public final class CompositeDisposable: Disposable {
     /// Disposes every disposable added, in order, once.
     @inlinable
     public func dispose() {
-        typealias Item = (id: UInt64, entry: Entry)
-        let (first, second, third, entries) = withState { s -> (Item?, Item?, Item?, [Item]) in
-            if s.isDisposed { return (nil, nil, nil, []) }
-            s.isDisposed = true
-            defer {
-                s.first = nil
-                s.second = nil
-                s.third = nil
-                s.entries = []
-            }
-            return (s.first, s.second, s.third, s.entries)
+        // The entries are moved out whole (a swap, no copy of each entry and no retain and
+        // release of what it holds), and run outside the lock.
+        var taken = State()
+        taken.isDisposed = true
+        let wasDisposed = withState { s -> Bool in
+            if s.isDisposed { return true }
+            swap(&s, &taken)
+            return false
         }
+        if wasDisposed { return }
         disposed.store(true, ordering: .releasing)
-        first?.entry.run()
-        second?.entry.run()
-        third?.entry.run()
-        for item in entries { item.entry.run() }
+        taken.first?.entry.run()
+        taken.second?.entry.run()
+        taken.third?.entry.run()
+        for item in taken.entries { item.entry.run() }
     }
 
     /// Adds a disposable to the composite.

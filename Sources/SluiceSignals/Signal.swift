@@ -61,7 +61,7 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     @inlinable
     @discardableResult
     public func observe(_ observer: Observer<Value, Failure>) -> (any Disposable)? {
-        observe(observer.send)
+        observe(observer.action)
     }
 
     /// Observes every event with a closure.

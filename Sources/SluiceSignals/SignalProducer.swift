@@ -24,10 +24,7 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
             // A closure made here is specialized for the caller's types; disposing the gate through
             // `any Disposable` would run the generic code, which is much slower.
             lifetime.observeEnded { gate.interrupt() }
-            startHandler(
-                Observer(target: gate) { gate, event in
-                    unsafeDowncast(gate, to: SignalCore<Value, Failure>.self).send(event)
-                }, lifetime)
+            startHandler(Observer(gate.send), lifetime)
         }
     }
 

@@ -2,8 +2,7 @@ import Foundation
 import Synchronization
 
 /// One run of a request through a client's chain, put together as a response: the parts gathered
-/// from the chain's transfer events, and where the response goes. It is the target of the
-/// observer on the chain's path, so a run costs that observer and this object only.
+/// from the chain's transfer events, and where the response goes, in one object.
 final class ChainResponseRun: Sendable {
     private let parts = Mutex(ResponseParts())
     private let request: Request

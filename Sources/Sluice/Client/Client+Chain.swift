@@ -68,7 +68,7 @@ extension Client {
             let run = ChainResponseRun(
                 request: request, exchange: exchange, reporter: reporter, aggregator: aggregator,
                 downstream: downstream)
-            return Observer(target: run) { run, event in unsafeDowncast(run, to: ChainResponseRun.self).receive(event) }
+            return Observer { event in run.receive(event) }
         }
     }
 

@@ -71,7 +71,7 @@ final class RedirectRun: Sendable {
 
     /// The observer of every hop's events.
     var observer: Observer<TransferEvent, SluiceError> {
-        Observer(target: self) { run, event in unsafeDowncast(run, to: RedirectRun.self).handle(event) }
+        Observer { [self] event in handle(event) }
     }
 
     /// Starts the next hop, unless the caller has left.

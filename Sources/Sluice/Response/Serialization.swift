@@ -116,9 +116,7 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
             // No hop: the claim and the serializer in one observer.
             return lift { (downstream: Observer<S.Output, SluiceError>, lifetime) in
                 let run = SerializationRun(serializer: serializer, downstream: downstream, claimingIn: lifetime)
-                return Observer(target: run) { run, event in
-                    unsafeDowncast(run, to: SerializationRun<S>.self).receive(event)
-                }
+                return Observer { event in run.receive(event) }
             }
         }
         let claiming = lift { (downstream: Observer<Response, SluiceError>, lifetime) in
@@ -129,9 +127,7 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
         }
         return claiming.observe(on: Serialization.queue).lift { (downstream: Observer<S.Output, SluiceError>, _) in
             let run = SerializationRun(serializer: serializer, downstream: downstream, claimingIn: nil)
-            return Observer(target: run) { run, event in
-                unsafeDowncast(run, to: SerializationRun<S>.self).receive(event)
-            }
+            return Observer { event in run.receive(event) }
         }
     }
 
@@ -167,8 +163,7 @@ public struct DataResponseSerializer: ResponseSerializer {
 }
 
 /// One subscription of a serialization operator: serializes each response, and once serializing
-/// failed, lets nothing else through. It is its observer's target, so a subscription costs the
-/// observer and this object only.
+/// failed, lets nothing else through (a relaxed flag: events arrive serially).
 final class SerializationRun<S: ResponseSerializer>: Sendable {
     private let serializer: S
     private let downstream: Observer<S.Output, SluiceError>

@@ -22,10 +22,7 @@ extension SignalProducer {
                 // starts the work with its lifetime ended.
                 let subscription = CompositeDisposable()
                 waiter.attach(subscription)
-                let observer = Observer<Value, Failure>(target: waiter) { waiter, event in
-                    unsafeDowncast(waiter, to: FirstEventWaiter<Value, Failure>.self).finish(event)
-                }
-                self.startHandler(observer, Lifetime(subscription))
+                self.startHandler(Observer(waiter.finish), Lifetime(subscription))
             }
         } onCancel: {
             waiter.cancel()

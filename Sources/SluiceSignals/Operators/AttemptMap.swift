@@ -6,11 +6,9 @@ extension Operators {
         _ transform: @escaping @Sendable (V) throws(E) -> U
     ) -> EventTransform<V, E, U, E> {
         EventTransform { downstream, _ in
-            // The run is the observer's target: one object per subscription for the state, the
-            // observer and nothing else.
-            Observer(target: AttemptMapRun(downstream: downstream, transform: transform)) { run, event in
-                unsafeDowncast(run, to: AttemptMapRun<V, E, U>.self).receive(event)
-            }
+            // One object per subscription for the state, with a relaxed flag instead of a lock.
+            let run = AttemptMapRun(downstream: downstream, transform: transform)
+            return Observer { event in run.receive(event) }
         }
     }
 }
