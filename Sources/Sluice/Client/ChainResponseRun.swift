@@ -25,42 +25,42 @@ final class ChainResponseRun: Sendable {
     /// Gathers a transfer event; sends the response once the transfer has completed, counts it in
     /// the client's metrics and reports it to the task's observers.
     func receive(_ event: Event<TransferEvent, SluiceError>) {
-        switch event {
-        case .value(let transferEvent):
-            // The response's request is the one the final hop sent (after redirects).
-            let outcome = parts.withLock { (parts) -> Result<Response, SluiceError>? in
-                if parts.failed { return nil }
-                guard let metrics = parts.add(transferEvent) else { return nil }
-                do throws(SluiceError) {
-                    return .success(
-                        try parts.response(for: exchange.lastSentRequest ?? request, metrics: metrics))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            switch outcome {
-            case nil: return
-            case .success(var response):
-                response.reporter = reporter
-                aggregator.record(url: response.request.url, response: response)
-                downstream.send(value: response)
-                reporter?.responseDelivered(response)
-            case .failure(let error):
+        guard case .value(let transferEvent) = event else {
+            // After a failure to put the response together, the stream has ended already.
+            if parts.withLock({ $0.failed }) { return }
+            switch event {
+            case .failed(let error):
+                aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
                 reporter?.complete(TaskCompletion(response: nil, error: error))
                 downstream.send(error: error)
+            case .interrupted:
+                reporter?.cancelled()
+                downstream.sendInterrupted()
+            case .completed: downstream.sendCompleted()
+            case .value: break  // taken by the guard
             }
-        case .failed(let error):
-            if parts.withLock({ $0.failed }) { return }
-            aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
+            return
+        }
+        // The response's request is the one the final hop sent (after redirects).
+        let outcome = parts.withLock { (parts) -> Result<Response, SluiceError>? in
+            if parts.failed { return nil }
+            guard let metrics = parts.add(transferEvent) else { return nil }
+            do throws(SluiceError) {
+                return .success(try parts.response(for: exchange.lastSentRequest ?? request, metrics: metrics))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case nil: return
+        case .success(var response):
+            response.reporter = reporter
+            aggregator.record(url: response.request.url, response: response)
+            downstream.send(value: response)
+            reporter?.responseDelivered(response)
+        case .failure(let error):
             reporter?.complete(TaskCompletion(response: nil, error: error))
             downstream.send(error: error)
-        case .completed:
-            if parts.withLock({ $0.failed }) { return }
-            downstream.sendCompleted()
-        case .interrupted:
-            if parts.withLock({ $0.failed }) { return }
-            reporter?.cancelled()
-            downstream.sendInterrupted()
         }
     }
 }

@@ -100,7 +100,7 @@ final class MetricsAggregator: Sendable {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count > colon + 2,
             bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
         else { return nil }
-        let end = bytes[(colon + 3)...].firstIndex { isAuthorityEnd($0) } ?? bytes.count
+        let end = bytes[(colon + 3)...].firstIndex { HTTPURLText.isAuthorityEnd($0) } ?? bytes.count
         return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
@@ -112,13 +112,9 @@ final class MetricsAggregator: Sendable {
         return text.withUTF8 { t in
             origin.withUTF8 { o in
                 guard t.count >= o.count, memcmp(t.baseAddress!, o.baseAddress!, o.count) == 0 else { return false }
-                return t.count == o.count || isAuthorityEnd(t[o.count])
+                return t.count == o.count || HTTPURLText.isAuthorityEnd(t[o.count])
             }
         }
-    }
-
-    private static func isAuthorityEnd(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     private func flush() {

@@ -148,29 +148,26 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
 
     /// Lists compare field by field, names case-insensitively.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        // Lists that share their storage (a request that took the client's default headers as
-        // they are) are equal without comparing their strings.
-        if lhs.raw == nil && rhs.raw == nil && lhs.storedFields.count == rhs.storedFields.count
-            && lhs.sharesStorage(with: rhs)
-        {
-            return true
-        }
-        if let a = lhs.raw, let b = rhs.raw, a == b { return true }
-        let (a, b) = (lhs.fields, rhs.fields)
-        return a.count == b.count
-            && zip(a, b).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
+        lhs.hasSameFields(as: rhs) { $0.caseInsensitiveEquals($1) }
     }
 
     /// Whether both lists hold the same fields with the same text, names in the same case.
     func isIdentical(to other: HTTPHeaders) -> Bool {
+        hasSameFields(as: other) { $0 == $1 }
+    }
+
+    /// Whether the lists hold the same fields in order, names compared by `namesEqual` and values
+    /// exactly. Lists that share their storage (a request that took the client's default headers
+    /// as they are) or hold the same received lines are equal without comparing their strings.
+    private func hasSameFields(as other: HTTPHeaders, namesEqual: (String, String) -> Bool) -> Bool {
         if raw == nil && other.raw == nil && storedFields.count == other.storedFields.count
             && sharesStorage(with: other)
         {
             return true
         }
-        if let a = raw, let b = other.raw { return a == b }
+        if let a = raw, let b = other.raw, a == b { return true }
         let (a, b) = (fields, other.fields)
-        return a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        return a.count == b.count && zip(a, b).allSatisfy { namesEqual($0.name, $1.name) && $0.value == $1.value }
     }
 
     /// The same list, known to pass the checks a request's headers get before sending; throws the
@@ -224,7 +221,6 @@ extension String {
         return true
     }
 
-    /// Whether the string starts with `prefix`, ASCII letters compared in any case.
     /// Whether both strings have the same UTF-8 bytes (`==` compares canonical equivalence).
     func hasSameUTF8(as other: String) -> Bool {
         let a = utf8
@@ -240,6 +236,7 @@ extension String {
         return a.elementsEqual(b)
     }
 
+    /// Whether the string starts with `prefix`, ASCII letters compared in any case.
     func hasCaseInsensitivePrefix(_ prefix: String) -> Bool {
         let count = prefix.utf8.count
         guard utf8.count >= count else { return false }
@@ -253,9 +250,12 @@ extension String {
         return String(decoding: utf8.prefix(count), as: UTF8.self).caseInsensitiveEquals(prefix)
     }
 
-    private static func asciiCaseInsensitiveEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+    /// Whether two byte strings are equal with ASCII letters compared in any case (other bytes,
+    /// non-ASCII included, must match exactly).
+    static func asciiCaseInsensitiveEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
         -> Bool
     {
+        guard a.count == b.count else { return false }
         for i in 0..<a.count {
             let x = a[i]
             let y = b[i]

@@ -38,7 +38,7 @@ enum HTTPURLText {
             let byte = bytes[index]
             if byte < 0x21 || byte == 0x7F { hasForbiddenByte = true }
             if authorityEnd < 0 {
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                if isAuthorityEnd(byte) {
                     authorityEnd = index
                 } else if byte == UInt8(ascii: "@") {
                     // User information ends at the last `@` of the authority.
@@ -50,6 +50,11 @@ enum HTTPURLText {
         if authorityEnd < 0 { authorityEnd = bytes.count }
         guard hasHost(bytes[hostStart..<authorityEnd]) else { return .host }
         return hasForbiddenByte ? .forbiddenByte : nil
+    }
+
+    /// Whether a byte ends a URL's authority: the start of the path, the query or the fragment.
+    static func isAuthorityEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     /// Whether a scheme is `http` or `https`, in any case. Setting bit 5 lowercases an ASCII

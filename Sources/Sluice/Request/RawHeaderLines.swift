@@ -112,21 +112,8 @@ struct RawHeaderLines: Sendable, Hashable {
     )
         -> Bool
     {
-        if !fieldName.contains(where: { $0 >= 0x80 }) { return equalIgnoringASCIICase(fieldName, wanted) }
+        if !fieldName.contains(where: { $0 >= 0x80 }) { return String.asciiCaseInsensitiveEqual(fieldName, wanted) }
         return String(decoding: fieldName, as: UTF8.self).caseInsensitiveEquals(name)
-    }
-
-    /// Whether two names are equal in ASCII case-insensitively (as `caseInsensitiveEquals`).
-    static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        for index in 0..<a.count {
-            let x = a[index]
-            let y = b[index]
-            if x == y { continue }
-            let lower = x | 0x20
-            if lower != y | 0x20 || lower < UInt8(ascii: "a") || lower > UInt8(ascii: "z") { return false }
-        }
-        return true
     }
 
     /// HTTP's optional whitespace around a field value (RFC 9110 §5.6.3): space and horizontal tab.

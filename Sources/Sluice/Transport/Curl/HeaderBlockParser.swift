@@ -125,7 +125,7 @@ struct HeaderBlockParser {
     private static func isContentLength(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         let contentLength: StaticString = "content-length"
         guard name.count == contentLength.utf8CodeUnitCount else { return false }
-        return RawHeaderLines.equalIgnoringASCIICase(
+        return String.asciiCaseInsensitiveEqual(
             name, UnsafeBufferPointer(start: contentLength.utf8Start, count: contentLength.utf8CodeUnitCount))
     }
 }
