@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Resolves request paths against a client's base URL, with AFNetworking's documented rules.
 ///

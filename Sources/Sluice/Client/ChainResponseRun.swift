@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One run of a request through a client's chain, put together as a response: the parts gathered

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Progress and outcome of a batch of requests (AFHTTPClient's `enqueueBatchOfHTTPRequestOperations:`).
 public enum BatchEvent: Sendable {

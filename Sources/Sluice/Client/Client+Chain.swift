@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Client {
     /// The chain of a client made with `interceptors`, in the order requests go through it:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A response body delivered as it arrives, in two forms: a producer of chunks, and an async
 /// sequence with backpressure.

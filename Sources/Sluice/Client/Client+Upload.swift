@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Client {
     /// Uploads a multipart form to `path` (POST by default): form fields from `parameters` first,

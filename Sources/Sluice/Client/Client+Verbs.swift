@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Client {
     /// `GET path`; parameters go in the query string.

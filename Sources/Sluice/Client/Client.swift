@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The entry point: sends requests to a base URL through a transport, and returns each as a cold

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The requests a client has started and not yet finished, so they can be cancelled together

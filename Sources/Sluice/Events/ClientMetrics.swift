@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a client's requests to each host looked like: counts, failures and latencies
 /// (`Client.metrics`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A request run by hand, as AFNetworking's tasks were: made suspended, started with `resume()`,

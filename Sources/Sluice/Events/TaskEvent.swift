@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One step in the life of a request, as `Client.events` and a request's own observers see it
 /// (AFNetworking's task notifications, as values).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Where a client's lifecycle events go: one hot signal for all of the client's tasks, the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How far a task's upload or download has come, and how fast it moves.
 public struct TaskProgress: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Sends one task's lifecycle events to whoever watches: the client's `events` signal (when it had

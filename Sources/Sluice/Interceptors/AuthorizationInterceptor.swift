@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Adds fixed credentials (Basic or a static bearer token) to requests that have no
 /// `Authorization` header, and only to the origin of the request as it entered the chain, so a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Adds `Authorization: Bearer <token>` to every request, asking `token` for the current token;

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An interceptor made of an async function that adapts each request before it goes on.
 public struct AdaptInterceptor: Interceptor {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Adds the client's default headers (`Client.Configuration.defaultHeaders`) to each request
 /// that does not set them itself: a request's own header always wins.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// What one start of a request shares along its chain: the request as the user made it, the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A step in the chain every request goes through on its way to the transport (OkHttp's shape).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 
@@ -118,13 +118,20 @@ public struct LoggingInterceptor: Interceptor {
 
     static func milliseconds(since start: ContinuousClock.Instant) -> String {
         let elapsed = ContinuousClock.now - start
-        return String(format: "%.0f ms", elapsed.timeInterval * 1000)
+        return "\(Int((max(0, elapsed.timeInterval) * 1000).rounded())) ms"
     }
 
     static func size(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1 << 20 { return String(format: "%.1f KB", Double(bytes) / 1024) }
-        return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+        if bytes < 1 << 20 { return oneDecimal(Double(bytes) / 1024) + " KB" }
+        return oneDecimal(Double(bytes) / 1_048_576) + " MB"
+    }
+
+    /// A non-negative number with one decimal (`1.5`), as `%.1f` would print it; no `String(format:)`,
+    /// which is not in FoundationEssentials.
+    static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 

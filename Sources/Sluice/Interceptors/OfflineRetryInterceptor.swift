@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Holds a request that failed because the network is unreachable, and sends it again once
 /// reachability returns (what Alamofire's OfflineRetrier does on Apple platforms only).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Follows redirects itself (libcurl's following is off), so that each hop is reported as a

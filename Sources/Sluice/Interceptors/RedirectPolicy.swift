@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which redirects the redirect interceptor follows, and how.
 ///

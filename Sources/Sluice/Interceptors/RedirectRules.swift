@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The pure rules of following a redirect: which responses are redirects, what the next request
 /// is, and which redirects are refused. No I/O, so they are tested without a network.
@@ -63,7 +63,7 @@ enum RedirectRules {
 
     /// `location` resolved against `base` (RFC 9110 §10.2.2 allows relative references).
     static func resolve(_ location: String, against base: URL) -> URL? {
-        let trimmed = location.trimmingCharacters(in: .whitespaces)
+        let trimmed = location.trimmingWhitespace()
         guard let url = URL(string: trimmed, relativeTo: base)?.absoluteURL, url.scheme != nil else { return nil }
         return url
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Sends a request again when an attempt fails in a way the `RetryPolicy` calls temporary, after

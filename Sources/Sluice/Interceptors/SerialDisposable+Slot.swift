@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension SerialDisposable {
     /// Installs a new, empty slot as `inner` (disposing what was there) and returns it, or nil when

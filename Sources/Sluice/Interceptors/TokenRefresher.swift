@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Refreshes a token at most once for each token that was refused (single flight): concurrent

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension InterfaceKind {
     /// Name prefixes of mobile broadband interfaces: `wwan0`, systemd's `wwp0s20u4i6`, Qualcomm's

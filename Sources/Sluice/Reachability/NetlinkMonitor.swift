@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Watches the kernel's links, addresses and routes through one netlink socket, for every
 /// `Reachability` of the process (`shared`), or of one network namespace (tests make their own).
@@ -123,9 +127,7 @@ final class NetlinkMonitor: Sendable {
                 return true
             }
             guard isWanted else { return socket.close() }
-            let thread = Thread { [self] in read(socket, session) }
-            thread.name = "sluice.reachability"
-            thread.start()
+            DetachedThread.start(name: "sluice.netlink") { [self] in read(socket, session) }
         }
     }
 

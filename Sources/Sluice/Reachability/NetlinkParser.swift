@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a buffer received from a netlink socket was rejected.
 enum NetlinkParseError: Error, Equatable {

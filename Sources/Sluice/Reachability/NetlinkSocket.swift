@@ -1,6 +1,6 @@
 internal import CNetlink
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -62,7 +62,7 @@ final class NetlinkSocket: Sendable {
     static func open(groups: UInt32, inNetworkNamespaceAt path: String) throws(SluiceError) -> NetlinkSocket {
         let outcome = Lock<Result<NetlinkSocket, SluiceError>?>(nil)
         let finished = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        DetachedThread.start(name: "sluice.netns") {
             let result = Result { () throws(SluiceError) -> NetlinkSocket in
                 let namespace = try SystemCall.check("open(\(path))") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
                 defer { SystemCall.close(namespace) }
@@ -73,8 +73,6 @@ final class NetlinkSocket: Sendable {
             finished.signal()
             // The thread ends here, in the namespace it entered; it runs nothing else.
         }
-        thread.name = "sluice.netns"
-        thread.start()
         finished.wait()
         return try outcome.withLock { $0! }.get()
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Credentials for the `Authorization` header.
 ///

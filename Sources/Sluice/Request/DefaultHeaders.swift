@@ -1,5 +1,9 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The headers a client sends on every request unless told otherwise: `Accept-Encoding`,
 /// `Accept-Language` and `User-Agent`, worked out from libcurl, the process's locale and the system.
@@ -124,9 +128,9 @@ public enum DefaultHeaders {
 
     private static let cachedUserAgent: String = {
         let system = SystemDescription.current()
-        let version = Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
-        return userAgent(
-            executable: ProcessInfo.processInfo.processName, executableVersion: version, system: system)
+        // No version for the executable: a Linux program has no bundle to carry one (and Foundation's
+        // `Bundle`, which would read it, is not linked).
+        return userAgent(executable: ProcessInfo.processInfo.processName, executableVersion: nil, system: system)
     }()
 
     /// Assembles a `User-Agent` value: product tokens made of token characters, the system in an
@@ -157,7 +161,7 @@ public enum DefaultHeaders {
     static func asciiTransliterated(_ text: String) -> String {
         let latin =
             text.utf8.allSatisfy { $0 < 0x80 }
-            ? text : text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? text
+            ? text : LatinASCIITransliteration.transliterate(text) ?? text
         return String(decoding: latin.utf8.filter { (0x20...0x7E).contains($0) }, as: UTF8.self)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension JSONEncoding {
     /// Returns `request` with an `Encodable` value as the JSON body, written by `encoder`.

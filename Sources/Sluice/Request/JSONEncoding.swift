@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes parameters as a JSON body, setting `Content-Type: application/json` unless the request
 /// already has a Content-Type.

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension MultipartFormData {
     /// The most bytes a multipart body's reader produces in one read call. The reader copies file
@@ -66,7 +70,7 @@ struct MultipartFile: Sendable {
     }
 
     private static func open(_ path: String, partName: String) throws(SluiceError) -> Int32 {
-        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw SluiceError(
                 .multipartEncoding,
@@ -204,7 +208,7 @@ final class MultipartBodyReader: BodyReader {
         _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, file: MultipartFile
     ) throws(SluiceError) -> Int {
         while true {
-            let count = Foundation.read(descriptor, buffer.baseAddress, buffer.count)
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
             if errno == EINTR { continue }
             throw SluiceError(

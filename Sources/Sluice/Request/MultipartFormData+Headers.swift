@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The header block of each part, escaped as the HTML standard's multipart/form-data encoding says.
 ///

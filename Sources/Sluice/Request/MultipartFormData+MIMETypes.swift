@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension MultipartFormData {
     /// The MIME type Sluice's small built-in table gives a file name extension (compared

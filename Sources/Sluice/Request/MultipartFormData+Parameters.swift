@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension MultipartFormData {
     /// Appends parameters as text fields, one per leaf value, named with AFNetworking's nesting rules.

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A `multipart/form-data` body built part by part, as an HTML form or AFNetworking's
 /// `AFMultipartFormData` would send it.
@@ -110,7 +114,15 @@ public struct MultipartFormData: Sendable {
     private static func resolvedMIMEType(_ mimeType: String?, _ fileName: String?) -> String? {
         if let mimeType { return mimeType }
         guard let fileName else { return nil }
-        return Self.mimeType(forPathExtension: (fileName as NSString).pathExtension)
+        return Self.mimeType(forPathExtension: pathExtension(of: fileName))
+    }
+
+    /// The extension of a file name's last path component, without its dot (`tar.gz` gives `gz`); empty
+    /// when it has none or is a hidden file's name (`.profile`).
+    static func pathExtension(of fileName: String) -> String {
+        let name = fileName.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
     }
 
     /// Checks every part and returns the form as a streaming body with its `Content-Type` value.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A request parameter value: what `client.get(path, parameters: ["expand": ["teams"], "page": 2])`
 /// is made of. A Sendable, literal-friendly tree, so parameters can cross threads safely.

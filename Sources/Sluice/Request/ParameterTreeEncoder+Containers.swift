@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A keyed container writing the entries of a dictionary node.
 struct ParameterKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One value being built by `ParameterTreeEncoder`: a scalar, a keyed or an unkeyed container.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes parameters as a property list body, setting `Content-Type: application/x-plist` unless
 /// the request already has a Content-Type.
@@ -8,13 +8,13 @@ import Foundation
 /// null fails with `.invalidParameters` whose `keyPath` names it, and nothing is sent.
 public struct PropertyListEncoding: ParameterEncoding {
     /// The property-list format.
-    public var format: PropertyListSerialization.PropertyListFormat
+    public var format: PropertyListDecoder.PropertyListFormat
 
     /// The `Content-Type` of a property-list body.
     public static let contentType = "application/x-plist"
 
     /// Creates a property-list encoding in the XML or the binary format.
-    public init(format: PropertyListSerialization.PropertyListFormat = .xml) {
+    public init(format: PropertyListDecoder.PropertyListFormat = .xml) {
         self.format = format
     }
 

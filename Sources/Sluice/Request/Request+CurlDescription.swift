@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Request {
     /// The request as an equivalent `curl` command line, with credentials shown as `***`.
@@ -113,7 +113,7 @@ enum CurlShell {
 
     /// `text` in single quotes, each `'` inside written `'\''`.
     static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 
     /// `text` as is when it is a plain word the shell leaves alone, quoted otherwise.

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An HTTP request: a value that is edited freely and validated when it is prepared for sending.
 public struct Request: Sendable {
@@ -153,8 +157,8 @@ public struct PreparedRequest: Sendable {
         guard url.isFileURL else {
             throw SluiceError(.invalidBody, "The body file \(url.absoluteString) is not a file URL.")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        var status = stat()
+        guard stat(url.path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
             throw SluiceError(.invalidBody, "The body file \(url.path) does not exist.")
         }
         guard FileManager.default.isReadableFile(atPath: url.path) else {

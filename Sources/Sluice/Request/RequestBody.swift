@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a request sends as its body.
 public enum RequestBody: Sendable {
@@ -17,8 +21,8 @@ public enum RequestBody: Sendable {
         case .empty: return 0
         case .data(let data): return Int64(data.count)
         case .file(let url):
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            return (attributes?[.size] as? NSNumber)?.int64Value
+            var status = stat()
+            return stat(url.path, &status) == 0 ? Int64(status.st_size) : nil
         case .stream(let provider): return provider.length
         }
     }
@@ -83,7 +87,7 @@ final class FileBodyReader: BodyReader {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
-            let count = Foundation.read(descriptor, buffer.baseAddress, buffer.count)
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
             if errno == EINTR { continue }
             throw SluiceError(.invalidBody, "Reading the body file failed: \(String(cString: strerror(errno))).")

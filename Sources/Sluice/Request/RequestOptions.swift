@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Per-request transfer settings, with safe defaults that libcurl does not have on its own.
 public struct RequestOptions: Sendable, Equatable {

@@ -19,3 +19,13 @@ extension StringProtocol {
         return String(Substring(scalars[first...last]))
     }
 }
+
+extension String {
+    /// The text without leading and trailing double quotes (`"0.5"` gives `0.5`).
+    func trimmingQuotes() -> String {
+        guard let first = firstIndex(where: { $0 != "\"" }), let last = lastIndex(where: { $0 != "\"" }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

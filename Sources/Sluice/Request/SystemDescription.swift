@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `DefaultHeaders.userAgent` says about the system: the kernel from `uname` and the
 /// distribution from `os-release`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns any `Encodable` value into a `Parameter` tree, so typed parameters are URL-encoded with the
 /// same rules as literal ones.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes parameters as a URL query string or an `application/x-www-form-urlencoded` body, with
 /// AFNetworking's rules for nested values.

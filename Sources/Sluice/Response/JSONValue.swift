@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Any JSON value, as `json()` delivers it: a Sendable tree to read with subscripts.
 ///
@@ -75,40 +75,6 @@ extension JSONValue {
         case .object(let members):
             return .object(members.filter { $0.value != .null }.mapValues { $0.removingNullValues() })
         default: return self
-        }
-    }
-}
-
-extension JSONValue {
-    /// Converts what `JSONSerialization` returns; nil for anything that is not JSON.
-    init?(foundation object: Any) {
-        switch object {
-        case is NSNull: self = .null
-        case let string as String: self = .string(string)
-        case let number as NSNumber:
-            // JSONSerialization returns booleans as NSNumbers whose Objective-C type is `char`.
-            if String(cString: number.objCType) == "c" {
-                self = .bool(number.boolValue)
-            } else {
-                self = .number(number.doubleValue)
-            }
-        case let array as [Any]:
-            var elements: [JSONValue] = []
-            elements.reserveCapacity(array.count)
-            for element in array {
-                guard let value = JSONValue(foundation: element) else { return nil }
-                elements.append(value)
-            }
-            self = .array(elements)
-        case let dictionary as [String: Any]:
-            var members: [String: JSONValue] = [:]
-            members.reserveCapacity(dictionary.count)
-            for (key, element) in dictionary {
-                guard let value = JSONValue(foundation: element) else { return nil }
-                members[key] = value
-            }
-            self = .object(members)
-        default: return nil
         }
     }
 }

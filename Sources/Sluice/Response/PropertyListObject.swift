@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Any property-list value, as `propertyList()` delivers it: a Sendable tree to read with subscripts.
 public enum PropertyListObject: Sendable, Hashable {
@@ -32,34 +32,47 @@ extension PropertyListObject {
         guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
+}
 
-    /// Converts what `PropertyListSerialization` returns; nil for anything that is not a property list.
-    init?(foundation object: Any) {
-        switch object {
-        case let string as String: self = .string(string)
-        case let date as Date: self = .date(date)
-        case let data as Data: self = .data(data)
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": self = .bool(number.boolValue)
-            case "f", "d": self = .real(number.doubleValue)
-            default: self = .integer(number.intValue)
+extension PropertyListObject: Decodable {
+    /// Decodes any property-list value, as `PropertyListDecoder` reads it from XML or binary.
+    ///
+    /// The decoder offers no way to ask a value's kind, so each kind is tried in turn. One
+    /// consequence: a `<real>` with no fractional part (`2.0`) also reads as an integer and becomes
+    /// `.integer(2)`; every other value keeps its kind.
+    public init(from decoder: any Decoder) throws {
+        let single = try decoder.singleValueContainer()
+        if let bool = try? single.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? single.decode(Int.self) {
+            self = .integer(integer)
+        } else if let real = try? single.decode(Double.self) {
+            self = .real(real)
+        } else if let string = try? single.decode(String.self) {
+            self = .string(string)
+        } else if let date = try? single.decode(Date.self) {
+            self = .date(date)
+        } else if let data = try? single.decode(Data.self) {
+            self = .data(data)
+        } else if var elements = try? decoder.unkeyedContainer() {
+            var array: [PropertyListObject] = []
+            while !elements.isAtEnd { array.append(try elements.decode(PropertyListObject.self)) }
+            self = .array(array)
+        } else {
+            let entries = try decoder.container(keyedBy: PropertyListKey.self)
+            var dictionary: [String: PropertyListObject] = [:]
+            for key in entries.allKeys {
+                dictionary[key.stringValue] = try entries.decode(PropertyListObject.self, forKey: key)
             }
-        case let array as [Any]:
-            var elements: [PropertyListObject] = []
-            for element in array {
-                guard let value = PropertyListObject(foundation: element) else { return nil }
-                elements.append(value)
-            }
-            self = .array(elements)
-        case let dictionary as [String: Any]:
-            var entries: [String: PropertyListObject] = [:]
-            for (key, element) in dictionary {
-                guard let value = PropertyListObject(foundation: element) else { return nil }
-                entries[key] = value
-            }
-            self = .dictionary(entries)
-        default: return nil
+            self = .dictionary(dictionary)
         }
+    }
+
+    /// Any dictionary key.
+    private struct PropertyListKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

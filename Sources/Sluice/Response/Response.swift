@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An HTTP response: status, headers, body and how the transfer went.
 ///

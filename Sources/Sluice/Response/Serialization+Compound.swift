@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A body parsed by the serializer its Content-Type calls for.
 public enum SerializedBody: Sendable, Hashable {

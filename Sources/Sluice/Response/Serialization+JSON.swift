@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The content types the JSON serializers accept.
 public enum JSONContentTypes {
@@ -71,15 +71,13 @@ public struct JSONResponseSerializer: ResponseSerializer {
             return .null
         }
         try Serialization.checkContentType(response, acceptable: acceptableContentTypes)
-        let object: Any
+        let value: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])
+            // Through JSONValue's Decodable conformance: JSONSerialization is not in FoundationEssentials.
+            value = try JSONDecoder().decode(JSONValue.self, from: response.body)
         } catch {
             throw Serialization.failure(
                 response, "malformed JSON (\(Serialization.contentTypeDescription(response)))", underlyingError: error)
-        }
-        guard let value = JSONValue(foundation: object) else {
-            throw Serialization.failure(response, "the JSON parser returned a value that is not JSON")
         }
         return removingNullValues ? value.removingNullValues() : value
     }

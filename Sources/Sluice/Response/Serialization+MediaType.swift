@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Serialization {
     /// A parsed Content-Type: `type/subtype` in lower case, and its parameters (`charset`).
@@ -13,7 +13,7 @@ extension Serialization {
         /// Parses `text/plain; charset="utf-8"`; nil when there is no `type/subtype`.
         init?(_ header: String) {
             let parts = header.split(separator: ";", omittingEmptySubsequences: false)
-            let essence = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let essence = parts[0].trimmingWhitespace().lowercased()
             let halves = essence.split(separator: "/", omittingEmptySubsequences: false)
             guard halves.count == 2, !halves[0].isEmpty, !halves[1].isEmpty else { return nil }
             type = String(halves[0])
@@ -21,8 +21,8 @@ extension Serialization {
             var parameters: [String: String] = [:]
             for part in parts.dropFirst() {
                 guard let equals = part.firstIndex(of: "=") else { continue }
-                let name = part[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-                var value = part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                let name = part[..<equals].trimmingWhitespace().lowercased()
+                var value = part[part.index(after: equals)...].trimmingWhitespace()
                 if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
                     value = String(value.dropFirst().dropLast())
                 }

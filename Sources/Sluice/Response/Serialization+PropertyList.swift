@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Parses a property-list body (XML, binary or OpenStep) into a `PropertyListObject`.
 public struct PropertyListResponseSerializer: ResponseSerializer {
@@ -19,16 +19,13 @@ public struct PropertyListResponseSerializer: ResponseSerializer {
             throw Serialization.failure(response, "cannot parse a property list from an empty body")
         }
         try Serialization.checkContentType(response, acceptable: acceptableContentTypes)
-        let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: response.body, options: [], format: nil)
+            // Through PropertyListObject's Decodable conformance: PropertyListSerialization is not in
+            // FoundationEssentials.
+            return try PropertyListDecoder().decode(PropertyListObject.self, from: response.body)
         } catch {
             throw Serialization.failure(response, "malformed property list", underlyingError: error)
         }
-        guard let value = PropertyListObject(foundation: object) else {
-            throw Serialization.failure(response, "the property-list parser returned a value that is not one")
-        }
-        return value
     }
 }
 

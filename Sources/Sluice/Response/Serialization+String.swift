@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decodes the body as text: with the given encoding, else the Content-Type's charset, else
 /// UTF-8, else ISO-8859-1 (which never fails).

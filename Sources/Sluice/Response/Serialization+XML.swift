@@ -1,10 +1,12 @@
-import Foundation
+import FoundationEssentials
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
-/// Parses an XML body into an `XMLValue` tree (the root element) with Foundation's `XMLParser`.
+/// Parses an XML body into an `XMLValue` tree (the root element) with Sluice's own parser,
+/// `XMLDocumentParser`: strict XML 1.0 well-formedness, UTF-8 or ISO-8859-1, no namespace
+/// processing (names are kept as written, e.g. `atom:link`).
+///
+/// It never loads a DTD or any other external resource and never expands an entity a DOCTYPE
+/// declares (referencing one fails), so a response cannot make it read files or hosts (XXE) or
+/// blow up in memory (billion laughs).
 public struct XMLResponseSerializer: ResponseSerializer {
     /// `application/xml`, `text/xml` and any `+xml` type.
     public static let acceptableContentTypes = ["application/xml", "text/xml", "*/*+xml"]
@@ -23,59 +25,12 @@ public struct XMLResponseSerializer: ResponseSerializer {
             throw Serialization.failure(response, "cannot parse XML from an empty body")
         }
         try Serialization.checkContentType(response, acceptable: acceptableContentTypes)
-        let parser = XMLParser(data: response.body)
-        let builder = XMLTreeBuilder()
-        parser.delegate = builder
-        parser.shouldProcessNamespaces = false
-        parser.shouldResolveExternalEntities = false
-        guard parser.parse(), let root = builder.root else {
-            let error = parser.parserError
+        do {
+            return try XMLDocumentParser.parse(response.body)
+        } catch {
             throw Serialization.failure(
-                response,
-                "malformed XML at line \(parser.lineNumber), column \(parser.columnNumber)"
-                    + (error.map { ": \($0.localizedDescription)" } ?? ""),
+                response, "malformed XML at line \(error.line), column \(error.column): \(error.message)",
                 underlyingError: error)
-        }
-        return root
-    }
-}
-
-/// Builds `XMLValue`s from `XMLParser`'s callbacks; lives only for one parse, on one thread.
-private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
-    /// The elements opened and not yet closed, outermost first.
-    private var stack: [XMLValue] = []
-    /// The root element, once it has closed.
-    private(set) var root: XMLValue?
-
-    func parser(
-        _ parser: XMLParser,
-        didStartElement elementName: String,
-        namespaceURI: String?,
-        qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        stack.append(XMLValue(name: qualifiedName ?? elementName, attributes: attributes))
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        guard !stack.isEmpty else { return }
-        stack[stack.count - 1].text += string
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        guard !stack.isEmpty else { return }
-        stack[stack.count - 1].text += String(decoding: block, as: UTF8.self)
-    }
-
-    func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
-    ) {
-        guard var element = stack.popLast() else { return }
-        element.text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if stack.isEmpty {
-            root = element
-        } else {
-            stack[stack.count - 1].children.append(element)
         }
     }
 }

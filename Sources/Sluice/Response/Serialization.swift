@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Turns a response into a value: each serializer names the content types it accepts and fails

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one error type of Sluice: every request fails with a `SluiceError`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A media range of an `Accept` header or a `Content-Type` (`text/html`, `text/*`, `*/*`), with
 /// its quality; other parameters (`charset`, accept extensions) are ignored, and names are lowercased.
@@ -14,7 +14,7 @@ struct MediaRange: Sendable, Equatable {
     /// means `*/*`. Nil when it is not `type/subtype`.
     init?(_ text: Substring) {
         let parts = MediaRange.split(text, at: ";")
-        let name = parts.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let name = parts.first.map { $0.trimmingWhitespace().lowercased() } ?? ""
         let pieces = name == "*" ? ["*", "*"] : name.split(separator: "/", omittingEmptySubsequences: false)
         guard pieces.count == 2, pieces.allSatisfy({ !$0.isEmpty && MediaRange.isToken($0) }) else { return nil }
         type = String(pieces[0])
@@ -23,8 +23,8 @@ struct MediaRange: Sendable, Equatable {
         // The first `q` ends the media-type parameters; anything after it is an accept extension.
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" else { continue }
-            let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(["\""]))
+            guard pair.count == 2, pair[0].trimmingWhitespace().lowercased() == "q" else { continue }
+            let value = pair[1].trimmingWhitespace().trimmingQuotes()
             // A malformed q is read leniently as the default (1) rather than as a refusal.
             if let number = Double(value), number.isFinite { quality = min(max(number, 0), 1) }
             break

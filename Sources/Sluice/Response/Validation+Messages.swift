@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The parts of validation messages that name the request and show the start of the body.
 enum ValidationMessage {

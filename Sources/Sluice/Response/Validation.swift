@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Validation operators: each passes a response on unchanged when it is acceptable, and otherwise
 /// fails the stream with a `SluiceError` that keeps the response and its body.

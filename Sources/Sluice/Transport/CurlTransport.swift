@@ -1,5 +1,8 @@
-internal import CNetlink
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The transport Sluice uses: libcurl's multi interface, driven by one dedicated thread.
 ///
@@ -77,45 +80,27 @@ public final class CurlTransport: Transport {
     }
 }
 
-/// The transport's loop thread: a plain POSIX thread rather than Foundation's `Thread`.
-///
-/// `Thread` brings in code and metadata the loop never uses (an `NSObject` subclass, its thread
-/// dictionary, `Thread.current` bookkeeping), whose pages stay resident for the life of the
-/// process: about 0.3 MiB in a process that otherwise does not use `Thread`.
+/// The transport's loop thread (a `DetachedThread`).
 private final class LoopThread: Sendable {
     /// The transport's commands, which the loop serves.
     private let queue: CommandQueue
     /// The limits the loop's multi handle is made with.
     private let configuration: CurlTransport.Configuration
 
-    /// What the thread needs, handed to it through `pthread_create`'s argument.
     private init(queue: CommandQueue, configuration: CurlTransport.Configuration) {
         self.queue = queue
         self.configuration = configuration
     }
 
-    /// Starts a detached thread that runs the loop of `queue` until the transport shuts down.
+    /// Starts a thread that runs the loop of `queue` until the transport shuts down; nobody joins
+    /// it: it ends by itself once the transport is gone.
     static func start(queue: CommandQueue, configuration: CurlTransport.Configuration) {
-        // The thread owns this reference and releases it when it starts running.
-        let context = Unmanaged.passRetained(LoopThread(queue: queue, configuration: configuration)).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        // Nobody joins the thread: it ends by itself once the transport is gone.
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
-            Unmanaged<LoopThread>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }
-        let result = pthread_create(&thread, &attributes, body, context)
-        precondition(result == 0, "Cannot start the transport's thread: \(String(cString: strerror(result)))")
+        let thread = LoopThread(queue: queue, configuration: configuration)
+        DetachedThread.start(name: "sluice.curlloop") { thread.run() }
     }
 
     /// The thread's body: runs the loop, or refuses every transfer when libcurl cannot make one.
     private func run() {
-        // Shown by debuggers and `top -H`; Linux keeps at most 15 bytes of a thread name.
-        _ = sluice_name_current_thread("sluice.curlloop")
         do throws(SluiceError) {
             let loop = try CurlLoop(queue: queue, configuration: configuration)
             loop.run()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A response body as an `AsyncSequence` of chunks, with backpressure: when the consumer falls
 /// behind and more than `bufferLimit` bytes wait, the transfer is suspended (`curl_easy_pause`),

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How one transfer went, as libcurl measured it. Times are from the start of the transfer.
 public struct TransferMetrics: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Operators {
     /// The events a `delay` holds back, in arrival order, each with the date it falls due.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension SignalProducer {
     /// Restarts the work after a failure, up to `count` more times; values of every attempt are

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Operators {
     /// The state of one `throttle` subscription.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Operators {
     /// What the step of a time-based operator receives: an event from upstream, or its timer firing.

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// Runs actions on a `DispatchQueue`, and at points in wall-clock time.
 public final class QueueScheduler: DateScheduler {

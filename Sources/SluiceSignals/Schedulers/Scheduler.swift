@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Runs actions somewhere: now, on a queue, or in virtual time.
 public protocol Scheduler: Sendable {

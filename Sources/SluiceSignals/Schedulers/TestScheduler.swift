@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A scheduler in virtual time: nothing runs until the test advances the clock, so tests of

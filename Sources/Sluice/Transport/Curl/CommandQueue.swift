@@ -1,6 +1,10 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What other threads ask the loop thread to do.
 enum LoopCommand: Sendable {

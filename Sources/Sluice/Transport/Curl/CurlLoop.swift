@@ -1,5 +1,9 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The transport's event loop: owns the multi handle, every easy handle and every transfer
 /// context, and is the only code that calls libcurl. Runs on one dedicated thread; not Sendable.

@@ -1,5 +1,9 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Sets an easy handle's options for one request, with Sluice's safe defaults.
 enum EasyConfigurator {

@@ -1,5 +1,5 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Reads the header lines of a response, as libcurl's header callback hands them over, one at a time.

@@ -1,5 +1,9 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The remote address of the latest finished transfer, as `TransferMetrics.remoteAddress` shows it.
 ///

@@ -1,6 +1,10 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The state of one transfer while libcurl runs it.
 ///
