@@ -21,17 +21,51 @@ let package = Package(
     targets: [
         // The transport and end-to-end suites' reference client: plain C on libcurl's multi interface.
         .target(name: "CRawCurl", linkerSettings: [.linkedLibrary("curl")]),
-        // `sluice-bench <suite> [--json]`: one subcommand per workload.
+
+        // The child side of every measurement that reads a peak RSS: one executable per client, each
+        // linking that client alone, so that a child's peak RSS is what a program using that client
+        // would have, without the other clients' libraries (when all lived in one binary, the C
+        // client's peak was ~32 MiB, against ~17 MiB in its own). The parent finds them next to its
+        // own executable by these names (`E2EClient.executable`).
+
+        // The harness the children share: the command line, the workloads, the measurement and the
+        // one result line. It imports neither Foundation nor Dispatch, so that it adds nothing to the
+        // C child beyond the Swift runtime.
+        .target(name: "BenchChild"),
+        // What the children of the async and callback clients add to it: a tally of operations that
+        // finish on any thread, and blocking on async work (Dispatch and Synchronization).
+        .target(name: "BenchChildAsync", dependencies: ["BenchChild"]),
+        .executableTarget(name: "sluice-bench-c", dependencies: ["BenchChild", "CRawCurl"]),
+        .executableTarget(
+            name: "sluice-bench-sluice",
+            dependencies: ["BenchChild", "BenchChildAsync", .product(name: "Sluice", package: "Sluice")]
+        ),
+        .executableTarget(name: "sluice-bench-urlsession", dependencies: ["BenchChild", "BenchChildAsync"]),
+        .executableTarget(
+            name: "sluice-bench-ahc",
+            dependencies: [
+                "BenchChild", "BenchChildAsync",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+            ]
+        ),
+
+        // `sluice-bench <suite> [--json]`: one subcommand per workload. It runs the suites and the
+        // in-process workloads, and the children above for the rest. Depending on them makes SwiftPM
+        // build them with it (`swift run … sluice-bench` too); their code is not linked into it, but
+        // SwiftPM links their library dependencies (SwiftNIO, AsyncHTTPClient) into it, unused. That
+        // is harmless: of this process's memory only the signals suite's peak RSS is reported, for the
+        // record, and this binary held those libraries before the children were split out too.
         .executableTarget(
             name: "sluice-bench",
             dependencies: [
+                "BenchChild",
                 "CRawCurl",
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceSignals", package: "Sluice"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                "sluice-bench-c", "sluice-bench-sluice", "sluice-bench-urlsession", "sluice-bench-ahc",
             ]
         ),
     ],

@@ -1,3 +1,5 @@
+import BenchChild
+
 extension E2EBenchmark {
     /// The project's targets for Sluice end to end (issue 8).
     private enum Target {
@@ -42,8 +44,8 @@ extension E2EBenchmark {
 
         var lines = [
             "e2e: \(grouped(plan.requests)) requests per client per round (sequential GETs of "
-                + "\(LocalNginx.smallPayload.utf8.count) bytes, GETs of a \(jsonBytes)-byte JSON document, GETs "
-                + "and \(postBytes)-byte POSTs with \(plan.inFlight) in flight), \(grouped(plan.atOnce)) GETs started "
+                + "\(NginxRoutes.smallPayload.utf8.count) bytes, GETs of a \(jsonBytes)-byte JSON document, GETs "
+                + "and \(E2EContext.postBytes)-byte POSTs with \(plan.inFlight) in flight), \(grouped(plan.atOnce)) GETs started "
                 + "at once, a \(grouped(plan.bulkMiB)) MiB download to a file and a \(grouped(plan.bulkMiB)) MiB "
                 + "multipart upload from a file; local nginx on 127.0.0.1, HTTP/1.1 keep-alive; each measurement "
                 + "in a fresh process; \(plan.rounds) round\(plan.rounds == 1 ? "" : "s"), order rotated each round; "
@@ -56,7 +58,7 @@ extension E2EBenchmark {
 
         let requestRatios: [(E2EWorkload, String)] = [
             (.sequential, "sequential, await .value"), (.parallel, "\(plan.inFlight) in flight, start"),
-            (.post, "\(postBytes)-byte POSTs, \(plan.inFlight) in flight"),
+            (.post, "\(E2EContext.postBytes)-byte POSTs, \(plan.inFlight) in flight"),
         ]
         let bulkRatios: [(E2EWorkload, String)] = [(.download, "download to a file"), (.upload, "multipart upload")]
         lines.append("")
@@ -172,7 +174,7 @@ extension E2EBenchmark {
         case .sequential: title = "sequential GETs"
         case .decode: title = "sequential GETs of JSON (Sluice decodes)"
         case .parallel: title = "GETs, \(plan.inFlight) in flight"
-        case .post: title = "\(postBytes)-byte POSTs, \(plan.inFlight) in flight"
+        case .post: title = "\(E2EContext.postBytes)-byte POSTs, \(plan.inFlight) in flight"
         case .download: title = "\(grouped(plan.bulkMiB)) MiB download to a file"
         case .upload: title = "\(grouped(plan.bulkMiB)) MiB multipart upload"
         case .burst: title = "\(grouped(plan.atOnce)) GETs at once"

@@ -1,3 +1,4 @@
+import BenchChild
 import CRawCurl
 import Foundation
 import Sluice
@@ -5,12 +6,14 @@ import Sluice
 /// Sluice end to end (`Client`, validation, serialization) against raw libcurl multi in C, URLSession
 /// and AsyncHTTPClient, side by side in one run against one private nginx on 127.0.0.1.
 ///
-/// Every measurement runs in a fresh child process (this binary again, with a hidden subcommand):
-/// the child makes its client, warms it up, then times one run of the workload and reports its wall
-/// time, its CPU time (getrusage, user + system, all threads) and its peak RSS (VmHWM), so each
-/// client's memory peak is its own and no client inherits another's heap or threads. Rounds go
-/// through every workload; within a workload the clients run one after the other, in an order
-/// rotated each round. The report gives medians of the rounds (the maximum for peak RSS) and each
+/// Every measurement runs in a fresh child process of the client's own binary, which links that
+/// client alone (`sluice-bench-c`, `-sluice`, `-urlsession`, `-ahc`; `E2EChild`): the child makes
+/// its client, warms it up, then times one run of the workload and reports its wall time, its CPU
+/// time (getrusage, user + system, all threads) and its peak RSS (VmHWM). Each client's memory peak
+/// is then its own, as in a program that uses that client only: no client inherits another's heap
+/// or threads, nor the pages of another's libraries (Foundation, FoundationNetworking, SwiftNIO).
+/// Rounds go through every workload; within a workload the clients run one after the other, in an
+/// order rotated each round. The report gives medians of the rounds (the maximum for peak RSS) and each
 /// figure's ratio to the C client's.
 ///
 /// With two or more CPUs the children run on CPU 0 and nginx's worker on the last CPU, as in the
@@ -18,15 +21,6 @@ import Sluice
 enum E2EBenchmark: Suite {
     static let name = "e2e"
     static let summary = "Sluice Client vs raw libcurl, URLSession, AsyncHTTPClient end to end: req/s, MB/s, CPU, RSS"
-
-    /// The hidden subcommand that runs one measurement in a child process.
-    static let childSubcommand = "__e2e-child"
-    /// The longest one child may take before it is killed and its measurement counted as failed.
-    static let childDeadlineSeconds = 300
-    /// The size of each POSTed body.
-    static let postBytes = 1024
-    /// The JSON document of the decode workload, at this path.
-    static let jsonPath = "/item.json"
 
     /// The counts one run uses, after `--quick`.
     struct Plan {
@@ -77,9 +71,12 @@ enum E2EBenchmark: Suite {
     static func run(_ options: Options) -> SuiteReport {
         let plan = Plan(options)
         do {
+            try SluiceDefaults.verify()
+            for client in E2EClient.allCases { _ = try Subprocess.child(client) }
             let document = try JSONEncoder().encode(E2ECatalog.sample)
             let server = try LocalNginx.start(
-                bigFileBytes: Int64(plan.bulkBytes), pinWorker: options.pinCPUs, files: [jsonPath: document])
+                bigFileBytes: Int64(plan.bulkBytes), pinWorker: options.pinCPUs,
+                files: [NginxRoutes.jsonPath: document])
             defer { server.stop() }
             note(
                 "e2e: nginx (\(server.executable)) on 127.0.0.1:\(server.port), libcurl \(SluiceInfo.libcurlVersion), "
@@ -161,120 +158,6 @@ enum E2EBenchmark: Suite {
     private static func pinToFirstCPU() {
         guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 else { return }
         if raw_curl_pin_to_cpu(0) != 0 { note("e2e: could not pin to CPU 0; figures may vary more between runs") }
-    }
-}
-
-/// A client the end-to-end suite measures.
-enum E2EClient: String, CaseIterable, Sendable {
-    case c
-    case sluice
-    case urlsession
-    case ahc
-
-    /// The row title in a table.
-    var label: String {
-        switch self {
-        case .c: return "C, raw libcurl multi"
-        case .sluice: return "Sluice Client"
-        case .urlsession: return "URLSession (FoundationNetworking)"
-        case .ahc: return "AsyncHTTPClient 1.37.0"
-        }
-    }
-}
-
-/// What one child does, measured for each of its clients.
-enum E2EWorkload: String, CaseIterable, Sendable {
-    /// Small GETs one after the other, each awaited before the next starts.
-    case sequential
-    /// GETs of the ~1 KB JSON document, one after the other, each decoded into `E2ECatalog`.
-    case decode
-    /// Small GETs with a fixed number in flight.
-    case parallel
-    /// 1 KiB POSTs with a fixed number in flight.
-    case post
-    /// One large file downloaded to a file.
-    case download
-    /// One large file uploaded as a multipart form.
-    case upload
-    /// Small GETs, all started at once.
-    case burst
-
-    /// The key in JSON and on the command line (`--only sluice_seq`).
-    var key: String {
-        switch self {
-        case .sequential: return "seq"
-        case .decode: return "json"
-        case .parallel: return "par64"
-        case .post: return "post64"
-        case .download: return "download"
-        case .upload: return "upload"
-        case .burst: return "inflight10k"
-        }
-    }
-
-    /// Whether the figure is MB/s of one large transfer rather than requests per second.
-    var isBulk: Bool { self == .download || self == .upload }
-
-    /// The clients measured, C first: the C client is the reference of every ratio.
-    var clients: [E2EClient] {
-        switch self {
-        case .sequential, .parallel, .post, .download: return [.c, .sluice, .urlsession, .ahc]
-        // Sluice's decoding row against C fetching the same document; the other clients'
-        // decoding would measure Foundation's JSONDecoder again.
-        case .decode: return [.c, .sluice]
-        // URLSession has no multipart form builder; a user would not stream a 1 GiB form through it.
-        case .upload: return [.c, .sluice, .ahc]
-        case .burst: return [.c, .sluice]
-        }
-    }
-}
-
-/// What a child is told: where nginx is and how much work to do.
-struct E2EContext: Sendable {
-    /// nginx's port on 127.0.0.1.
-    var port: Int
-    /// nginx's temporary directory: files under `www`, downloads under `downloads`.
-    var directory: String
-    /// Operations of the measured run.
-    var count: Int
-    /// How many of them are in flight at once.
-    var inFlight: Int
-    /// Bytes of a bulk transfer.
-    var bulkBytes: Int
-
-    /// `http://127.0.0.1:<port>/`, the Sluice client's base URL.
-    var baseURL: String { "http://127.0.0.1:\(port)/" }
-
-    /// The absolute URL of `path` (which starts with `/`).
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    /// The file the upload sends: the file nginx serves for downloads.
-    var uploadSource: String { directory + "/www" + LocalNginx.bigPath }
-
-    /// Where `client` downloads to; the child deletes it once it has checked its size.
-    func downloadDestination(_ client: E2EClient) -> String { directory + "/downloads/\(client.rawValue).bin" }
-
-    /// The bytes every POST sends: 1 KiB of printable text, the same for every client.
-    static let postPayload = Data((0..<E2EBenchmark.postBytes).map { UInt8(ascii: "a") + UInt8($0 % 26) })
-
-    /// The child's arguments, after the subcommand and the client and workload names.
-    var arguments: [String] { [String(port), directory, String(count), String(inFlight), String(bulkBytes)] }
-
-    /// Reads the arguments `arguments` wrote; nil if they are malformed.
-    init?(arguments: [String]) {
-        guard arguments.count == 5, let port = Int(arguments[0]), let count = Int(arguments[2]),
-            let inFlight = Int(arguments[3]), let bulkBytes = Int(arguments[4])
-        else { return nil }
-        self.init(port: port, directory: arguments[1], count: count, inFlight: inFlight, bulkBytes: bulkBytes)
-    }
-
-    /// A context with these values.
-    init(port: Int, directory: String, count: Int, inFlight: Int, bulkBytes: Int) {
-        self.port = port
-        self.directory = directory
-        self.count = count
-        self.inFlight = inFlight
-        self.bulkBytes = bulkBytes
     }
 }
 

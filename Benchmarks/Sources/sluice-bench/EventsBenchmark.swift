@@ -1,3 +1,4 @@
+import BenchChild
 import Foundation
 import Sluice
 

@@ -1,3 +1,4 @@
+import BenchChild
 import Foundation
 import Synchronization
 
@@ -7,40 +8,21 @@ import Synchronization
     import Musl
 #endif
 
-/// Why the benchmark could not run: the server would not start, a child failed, a run timed out.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    /// What went wrong, for people.
-    let description: String
-
-    /// A failure explained by `description`.
-    init(_ description: String) { self.description = description }
-}
-
 /// A private nginx on 127.0.0.1 for the transport and end-to-end suites, with its own configuration,
 /// logs and files in a temporary directory, listening on a free port.
 ///
-/// It serves `/small`, a fixed body of `smallPayload.utf8.count` bytes, and `/big.bin`, a sparse
-/// file (its bytes come from the page cache's zero pages, so the disk is never the bottleneck),
-/// and any extra files the caller gives to `start` (`.json` ones as application/json). It takes
-/// POSTs of any size at `/post` and `/upload`: nginx reads every byte of the body before it answers
-/// (a `mirror` subrequest that needs the body, to a location that drops it), then `/post` answers
-/// `ok` and `/upload` the length of the request it read, head and body, so a client can check that
-/// all of it arrived.
+/// It serves the routes of `NginxRoutes` (shared with the child binaries, which request them):
+/// `/small`, a fixed body of `smallPayload.utf8.count` bytes, and `/big.bin`, a sparse file (its
+/// bytes come from the page cache's zero pages, so the disk is never the bottleneck), and any extra
+/// files the caller gives to `start` (`.json` ones as application/json). It takes POSTs of any size
+/// at `/post` and `/upload`: nginx reads every byte of the body before it answers (a `mirror`
+/// subrequest that needs the body, to a location that drops it), then `/post` answers `ok` and
+/// `/upload` the length of the request it read, head and body, so a client can check that all of it
+/// arrived.
 /// All over keep-alive connections that nginx never closes during a run. nginx runs in the
 /// foreground as a child of this process; `stop()` ends it, and so does the exit of this process,
 /// by any `exit` or by SIGINT, SIGTERM or SIGHUP.
 final class LocalNginx {
-    /// The small response body: 100 bytes.
-    static let smallPayload = String(repeating: "0123456789", count: 10)
-    /// The path of the small response.
-    static let smallPath = "/small"
-    /// The path of the big file.
-    static let bigPath = "/big.bin"
-    /// Where small bodies are POSTed; the answer is `ok`.
-    static let postPath = "/post"
-    /// Where large bodies are POSTed; the answer is the request's length in bytes, head included.
-    static let uploadPath = "/upload"
-
     /// The port nginx listens on, on 127.0.0.1 only.
     let port: Int
     /// The nginx executable that runs.
@@ -145,7 +127,7 @@ final class LocalNginx {
                 throw BenchmarkFailure("cannot write \(path): \(error)")
             }
         }
-        let big = directory + "/www" + bigPath
+        let big = directory + "/www" + NginxRoutes.bigPath
         let descriptor = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0, ftruncate(descriptor, off_t(bigFileBytes)) == 0 else {
             throw BenchmarkFailure(
@@ -185,9 +167,9 @@ final class LocalNginx {
                 server {
                     listen 127.0.0.1:\(port);
                     root \(directory)/www;
-                    location = \(smallPath) {
+                    location = \(NginxRoutes.smallPath) {
                         default_type text/plain;
-                        return 200 "\(smallPayload)";
+                        return 200 "\(NginxRoutes.smallPayload)";
                     }
                     location / {
                     }
@@ -195,13 +177,13 @@ final class LocalNginx {
                     # temporary file) before the content phase, where the static module finds no
                     # file and error_page hands over to the answer. A plain `return`, or try_files
                     # (which runs before the mirror), would answer first and leave the body unread.
-                    location = \(postPath) {
+                    location = \(NginxRoutes.postPath) {
                         mirror /discarded;
                         mirror_request_body on;
                         log_not_found off;
                         error_page 404 = @ok;
                     }
-                    location = \(uploadPath) {
+                    location = \(NginxRoutes.uploadPath) {
                         client_max_body_size 0;
                         client_body_buffer_size 1m;
                         mirror /discarded;

@@ -1,28 +1,8 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import BenchChild
 
-/// Timing, statistics, memory and output helpers shared by every suite.
-enum Measure {
-    /// Nanoseconds on the monotonic clock (never goes backwards, unaffected by clock changes).
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-
-    /// Runs `body` once and returns its wall time in nanoseconds with its result.
-    static func time<R>(_ body: () -> R) -> (nanoseconds: UInt64, result: R) {
-        let start = now()
-        let result = body()
-        let end = now()
-        return (end &- start, result)
-    }
-
+/// Statistics over the rounds, beside the clock and memory readings of `BenchChild`'s `Measure`
+/// (shared with the child binaries).
+extension Measure {
     /// The median of `samples` (the mean of the two middle ones for an even count); 0 when empty.
     static func median(_ samples: [Double]) -> Double {
         guard !samples.isEmpty else { return 0 }
@@ -34,40 +14,6 @@ enum Measure {
     /// The smallest of `samples`: the run least disturbed by the rest of the machine; 0 when empty.
     static func best(_ samples: [Double]) -> Double {
         samples.min() ?? 0
-    }
-
-    /// The process's peak resident set size in KiB (`VmHWM` in /proc/self/status), or nil where
-    /// that file does not exist.
-    static func peakResidentKiB() -> Int? {
-        statusKiB("VmHWM")
-    }
-
-    /// The process's current resident set size in KiB (`VmRSS`), or nil where it is not known.
-    static func residentKiB() -> Int? {
-        statusKiB("VmRSS")
-    }
-
-    /// A KiB figure from /proc/self/status, such as `VmHWM`, or nil where that file does not exist.
-    private static func statusKiB(_ field: String) -> Int? {
-        guard let status = readFile("/proc/self/status") else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-            return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
-        }
-        return nil
-    }
-
-    /// The whole contents of a small text file, or nil if it cannot be opened.
-    private static func readFile(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

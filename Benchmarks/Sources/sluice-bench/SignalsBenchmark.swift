@@ -1,3 +1,4 @@
+import BenchChild
 import OpenCombine
 import SluiceSignals
 

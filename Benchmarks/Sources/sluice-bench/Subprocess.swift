@@ -1,3 +1,4 @@
+import BenchChild
 import Foundation
 
 #if canImport(Glibc)
@@ -95,7 +96,23 @@ enum Subprocess {
         return (wait(pid), String(decoding: bytes, as: UTF8.self))
     }
 
-    /// The path of this process's executable, to run it again as a child.
+    /// The path of the child binary of `client` (`E2EClient.executable`): SwiftPM builds it next to
+    /// this executable, since `sluice-bench` depends on it. Throws when it is not there, or not
+    /// executable, with how to build it.
+    static func child(_ client: E2EClient) throws(BenchmarkFailure) -> String {
+        let own = currentExecutable()
+        let directory = own.lastIndex(of: "/").map { String(own[...$0]) } ?? "./"
+        let path = directory + client.executable
+        guard access(path, X_OK) == 0 else {
+            throw BenchmarkFailure(
+                "the \(client.rawValue) child \(path) is missing; build every product with "
+                    + "`swift build -c release --package-path Benchmarks` (or run sluice-bench with `swift run`)")
+        }
+        return path
+    }
+
+    /// The path of this process's executable (/proc/self/exe), whose directory holds the child
+    /// binaries.
     static func currentExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)

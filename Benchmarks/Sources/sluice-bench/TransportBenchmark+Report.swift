@@ -1,3 +1,5 @@
+import BenchChild
+
 extension TransportBenchmark {
     /// The project's targets for the transport.
     private enum Target {
@@ -17,7 +19,7 @@ extension TransportBenchmark {
         memory: PeakMemoryLog
     ) -> SuiteReport {
         let downloadBytes = options.downloadMiB << 20
-        let payload = LocalNginx.smallPayload.utf8.count
+        let payload = NginxRoutes.smallPayload.utf8.count
         /// Operations per second (requests, or bytes ÷ 10⁶ for the download) from ns per operation.
         func rate(_ key: String, _ nanoseconds: Double) -> Double {
             key.hasSuffix("download") ? Double(downloadBytes) * 1000 / nanoseconds : 1e9 / nanoseconds

@@ -1,3 +1,4 @@
+import BenchChild
 import Dispatch
 import Foundation
 import Sluice

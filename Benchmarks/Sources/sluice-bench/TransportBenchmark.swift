@@ -1,3 +1,4 @@
+import BenchChild
 import CRawCurl
 import Foundation
 import Sluice
@@ -12,8 +13,10 @@ import Sluice
 ///   `for` loop, and chained by `flatMap(.concat)`, are reported beside it;
 /// - parallel: `requests` small GETs with `inFlight` running at once: `inFlight` such chains, and
 ///   `flatMap(.concurrent(limit:))` beside them;
-/// - download: one `downloadMiB` file to /dev/null, each in a fresh child process (this binary run
-///   again with a hidden subcommand) that reports its time and peak RSS (VmHWM).
+/// - download: one `downloadMiB` file to /dev/null, each in a fresh child process that reports its
+///   time and peak RSS (VmHWM): the client's own binary (`sluice-bench-c`, `sluice-bench-sluice`;
+///   `TransportDownloadChild`), which links that client alone, so that the peak is the client's and
+///   not that of this binary's other clients and libraries.
 ///
 /// Peak RSS is VmHWM in MiB (the JSON's `download_peak_rss_mb`); throughput is in MB of 10⁶ bytes.
 /// With two or more CPUs the clients run on CPU 0 and nginx's worker on the last CPU, so that
@@ -26,17 +29,13 @@ enum TransportBenchmark: Suite {
     static let name = "transport"
     static let summary = "CurlTransport vs raw libcurl multi in C on a local nginx: req/s, MB/s, peak RSS"
 
-    /// The hidden subcommand that runs one download in a child process.
-    static let downloadSubcommand = "__transport-download"
-    /// libcurl's receive buffer for the download: Sluice's default for downloads to a file, given to C too.
-    static let downloadBufferSize = 512 * 1024
-    /// Idle connections the C client's multi handle keeps: the same as `CurlTransport`'s default.
-    static let connectionCacheSize = 128
     /// The longest one measured run may take before the benchmark gives up.
     static let runDeadlineSeconds = 300
 
     static func run(_ options: Options) -> SuiteReport {
         do {
+            try SluiceDefaults.verify()
+            for client in [E2EClient.c, .sluice] { _ = try Subprocess.child(client) }
             let server = try LocalNginx.start(
                 bigFileBytes: Int64(options.downloadMiB) << 20, pinWorker: options.pinCPUs)
             defer { server.stop() }
@@ -53,14 +52,14 @@ enum TransportBenchmark: Suite {
     }
 
     private static func measure(_ options: Options, server: LocalNginx) throws(BenchmarkFailure) -> SuiteReport {
-        let smallURL = server.url(LocalNginx.smallPath)
-        let bigURL = server.url(LocalNginx.bigPath)
+        let smallURL = server.url(NginxRoutes.smallPath)
+        let bigURL = server.url(NginxRoutes.bigPath)
         let downloadBytes = options.downloadMiB << 20
         note(
             "transport: nginx (\(server.executable)) on 127.0.0.1:\(server.port), libcurl \(SluiceInfo.libcurlVersion)")
 
         if options.pinCPUs { pinToFirstCPU() }
-        guard let raw = raw_curl_client_create(connectionCacheSize) else {
+        guard let raw = raw_curl_client_create(SluiceDefaults.connectionCacheSize) else {
             throw BenchmarkFailure("the C client could not initialise libcurl")
         }
         defer { raw_curl_client_destroy(raw) }
@@ -113,10 +112,10 @@ enum TransportBenchmark: Suite {
             },
         ].filter(isSelected)
         let memory = PeakMemoryLog()
-        let download = ["c", "sluice"].map { client in
+        let download = [E2EClient.c, .sluice].map { client in
             Client(
-                label: client == "c" ? "C, raw libcurl multi" : "Sluice, .file(/dev/null)",
-                key: "\(client)_download", operations: 1
+                label: client == .c ? "C, raw libcurl multi" : "Sluice, .file(/dev/null)",
+                key: "\(client.rawValue)_download", operations: 1
             ) { _ in
                 downloadInChild(client: client, url: bigURL, bytes: downloadBytes, log: memory)
             }

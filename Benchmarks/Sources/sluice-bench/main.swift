@@ -1,3 +1,5 @@
+import BenchChild
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -62,13 +64,6 @@ protocol Suite {
 let suites: [any Suite.Type] = [
     SignalsBenchmark.self, EventsBenchmark.self, TransportBenchmark.self, E2EBenchmark.self,
 ]
-
-/// Writes a line to standard error (progress, usage errors), keeping standard output for the report.
-func note(_ text: String) {
-    // `write` on the descriptor: the C `stderr` global is shared mutable state to Swift 6.
-    var line = text + "\n"
-    line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
-}
 
 /// The usage text.
 @MainActor
@@ -154,16 +149,9 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
     return (selected, options)
 }
 
-// A hidden subcommand: the transport suite re-runs this binary to measure one download in a fresh
-// process, so that the peak RSS it reads belongs to that download alone.
-if CommandLine.arguments.count > 1, CommandLine.arguments[1] == TransportBenchmark.downloadSubcommand {
-    exit(TransportBenchmark.downloadChild(Array(CommandLine.arguments.dropFirst(2))))
-}
-// Likewise the end-to-end suite runs every (client, workload) measurement in a child of its own.
-if CommandLine.arguments.count > 1, CommandLine.arguments[1] == E2EBenchmark.childSubcommand {
-    exit(E2EBenchmark.child(Array(CommandLine.arguments.dropFirst(2))))
-}
-
+// The measurements that report a client's peak RSS (the end-to-end suite's, the transport suite's
+// downloads) run in child processes, each of a binary of its own that links that client alone
+// (`ChildProgram`, `Subprocess.child`); this process runs the suites and the other workloads.
 let (selected, options) = parse(Array(CommandLine.arguments.dropFirst()))
 var members: [(String, JSON)] = []
 var isConsistent = true

@@ -1,3 +1,5 @@
+import BenchChild
+import BenchChildAsync
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -23,7 +25,7 @@ final class URLSessionContender: E2EContender {
     func run(_ workload: E2EWorkload, count: Int) -> E2EOutcome {
         let session = self.session
         let context = self.context
-        let small = URL(string: context.url(LocalNginx.smallPath))!
+        let small = URL(string: context.url(NginxRoutes.smallPath))!
         switch workload {
         case .sequential:
             return blockingRun { await inFlightTasks(count: count, workers: 1) { await Self.get(session, small) } }
@@ -33,21 +35,22 @@ final class URLSessionContender: E2EContender {
                 await inFlightTasks(count: count, workers: workers) { await Self.get(session, small) }
             }
         case .post:
-            var request = URLRequest(url: URL(string: context.url(LocalNginx.postPath))!)
+            var request = URLRequest(url: URL(string: context.url(NginxRoutes.postPath))!)
             request.httpMethod = "POST"
             request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
             let post = request
+            let payload = Data(E2EContext.postPayload)
             return blockingRun {
                 await inFlightTasks(count: count, workers: context.inFlight) {
                     await Self.failure {
-                        let (data, response) = try await session.upload(for: post, from: E2EContext.postPayload)
+                        let (data, response) = try await session.upload(for: post, from: payload)
                         return Self.check(response, data, expected: "ok")
                     }
                 }
             }
         case .download:
             let destination = context.downloadDestination(.urlsession)
-            let big = URL(string: context.url(LocalNginx.bigPath))!
+            let big = URL(string: context.url(NginxRoutes.bigPath))!
             return blockingRun {
                 let failure = await Self.failure {
                     // The file is URLSession's temporary one; an application moves it where it belongs.
@@ -70,7 +73,7 @@ final class URLSessionContender: E2EContender {
     private static func get(_ session: URLSession, _ url: URL) async -> String? {
         await failure {
             let (data, response) = try await session.data(from: url)
-            return check(response, data, expected: LocalNginx.smallPayload)
+            return check(response, data, expected: NginxRoutes.smallPayload)
         }
     }
 

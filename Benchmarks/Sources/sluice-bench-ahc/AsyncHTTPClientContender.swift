@@ -1,5 +1,6 @@
 import AsyncHTTPClient
-import Foundation
+import BenchChild
+import BenchChildAsync
 import NIOCore
 import NIOFileSystem
 
@@ -11,7 +12,7 @@ import NIOFileSystem
 final class AsyncHTTPClientContender: E2EContender {
     private let context: E2EContext
     /// The longest one request may take.
-    private static let timeout = TimeAmount.seconds(Int64(E2EBenchmark.childDeadlineSeconds))
+    private static let timeout = TimeAmount.seconds(Int64(E2EContext.deadlineSeconds))
 
     init(context: E2EContext) {
         self.context = context
@@ -19,7 +20,7 @@ final class AsyncHTTPClientContender: E2EContender {
 
     func run(_ workload: E2EWorkload, count: Int) -> E2EOutcome {
         let context = self.context
-        let small = context.url(LocalNginx.smallPath)
+        let small = context.url(NginxRoutes.smallPath)
         switch workload {
         case .sequential:
             return blockingRun { await inFlightTasks(count: count, workers: 1) { await Self.get(small) } }
@@ -29,7 +30,7 @@ final class AsyncHTTPClientContender: E2EContender {
         case .post:
             // Made once: a ByteBuffer body is sent without a copy, as Sluice's Data and C's pointer are.
             let payload = ByteBuffer(bytes: E2EContext.postPayload)
-            let url = context.url(LocalNginx.postPath)
+            let url = context.url(NginxRoutes.postPath)
             return blockingRun {
                 await inFlightTasks(count: count, workers: context.inFlight) {
                     var request = HTTPClientRequest(url: url)
@@ -49,7 +50,7 @@ final class AsyncHTTPClientContender: E2EContender {
     }
 
     private static func get(_ url: String) async -> String? {
-        await exchange(HTTPClientRequest(url: url), expected: LocalNginx.smallPayload)
+        await exchange(HTTPClientRequest(url: url), expected: NginxRoutes.smallPayload)
     }
 
     /// Sends `request`; nil when the answer is a 200 whose body is `expected`, what is wrong otherwise.
@@ -68,7 +69,7 @@ final class AsyncHTTPClientContender: E2EContender {
         let destination = context.downloadDestination(.ahc)
         var outcome = E2EOutcome()
         do {
-            let request = try HTTPClient.Request(url: context.url(LocalNginx.bigPath))
+            let request = try HTTPClient.Request(url: context.url(NginxRoutes.bigPath))
             let delegate = try FileDownloadDelegate(path: destination)
             let progress = try await HTTPClient.shared.execute(request: request, delegate: delegate).get()
             if progress.head.status == .ok {
@@ -96,7 +97,7 @@ final class AsyncHTTPClientContender: E2EContender {
         do {
             try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(context.uploadSource)) { file in
                 let size = Int(try await file.info().size)
-                var request = HTTPClientRequest(url: context.url(LocalNginx.uploadPath))
+                var request = HTTPClientRequest(url: context.url(NginxRoutes.uploadPath))
                 request.method = .POST
                 request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
                 let parts = FramedChunks(head: head, chunks: file.readChunks(in: 0..<Int64(size)), tail: tail)
@@ -113,41 +114,5 @@ final class AsyncHTTPClientContender: E2EContender {
         }
         checkUploadAnswer(answer, bodyBytes: context.bulkBytes, &outcome)
         return outcome
-    }
-}
-
-/// A file's chunks with a head before them and a tail after: a multipart form of one file part.
-private struct FramedChunks<Chunks: AsyncSequence & Sendable>: AsyncSequence, Sendable
-where Chunks.Element == ByteBuffer {
-    typealias Element = ByteBuffer
-
-    let head: ByteBuffer
-    let chunks: Chunks
-    let tail: ByteBuffer
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        /// 0: the head is next; 1: the chunks, then the tail; 2: done.
-        var stage = 0
-        let head: ByteBuffer
-        var chunks: Chunks.AsyncIterator
-        let tail: ByteBuffer
-
-        mutating func next() async throws -> ByteBuffer? {
-            switch stage {
-            case 0:
-                stage = 1
-                return head
-            case 1:
-                if let chunk = try await chunks.next() { return chunk }
-                stage = 2
-                return tail
-            default:
-                return nil
-            }
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(head: head, chunks: chunks.makeAsyncIterator(), tail: tail)
     }
 }

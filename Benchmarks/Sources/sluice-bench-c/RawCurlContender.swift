@@ -1,47 +1,46 @@
+import BenchChild
 import CRawCurl
-import Foundation
-import Sluice
 
 /// The reference: raw libcurl multi in C (`CRawCurl`), the limit of any client on libcurl.
 ///
 /// It caps its connections as `CurlTransport`'s default configuration does (256 in all, 64 to one
-/// host), so the burst of requests started at once queues in libcurl the same way for both.
+/// host; `SluiceDefaults`), so the burst of requests started at once queues in libcurl the same way
+/// for both.
 final class RawCurlContender: E2EContender {
     private let context: E2EContext
     private let client: OpaquePointer
     private let jsonBytes: Int
 
     init(context: E2EContext) throws {
-        guard let client = raw_curl_client_create(128) else {
+        guard let client = raw_curl_client_create(SluiceDefaults.connectionCacheSize) else {
             throw BenchmarkFailure("the C client could not initialise libcurl")
         }
-        let defaults = CurlTransport.Configuration()
-        raw_curl_client_limit_connections(client, defaults.maximumConnections, defaults.maximumConnectionsPerHost)
+        raw_curl_client_limit_connections(
+            client, SluiceDefaults.maximumConnections, SluiceDefaults.maximumConnectionsPerHost)
         self.client = client
         self.context = context
-        let attributes = try? FileManager.default.attributesOfItem(
-            atPath: context.directory + "/www" + E2EBenchmark.jsonPath)
-        jsonBytes = (attributes?[.size] as? NSNumber)?.intValue ?? -1
+        jsonBytes = fileSize(context.file(NginxRoutes.jsonPath))
     }
 
     deinit { raw_curl_client_destroy(client) }
 
     func run(_ workload: E2EWorkload, count: Int) -> E2EOutcome {
-        let deadline = (E2EBenchmark.childDeadlineSeconds - 10) * 1000
+        let deadline = (E2EContext.deadlineSeconds - 10) * 1000
         switch workload {
         case .sequential:
-            return gets(LocalNginx.smallPath, count: count, inFlight: 1, bodyBytes: LocalNginx.smallPayload.utf8.count)
+            return gets(
+                NginxRoutes.smallPath, count: count, inFlight: 1, bodyBytes: NginxRoutes.smallPayload.utf8.count)
         case .decode:
-            return gets(E2EBenchmark.jsonPath, count: count, inFlight: 1, bodyBytes: jsonBytes)
+            return gets(NginxRoutes.jsonPath, count: count, inFlight: 1, bodyBytes: jsonBytes)
         case .parallel:
             return gets(
-                LocalNginx.smallPath, count: count, inFlight: context.inFlight,
-                bodyBytes: LocalNginx.smallPayload.utf8.count)
+                NginxRoutes.smallPath, count: count, inFlight: context.inFlight,
+                bodyBytes: NginxRoutes.smallPayload.utf8.count)
         case .burst:
             return gets(
-                LocalNginx.smallPath, count: count, inFlight: count, bodyBytes: LocalNginx.smallPayload.utf8.count)
+                NginxRoutes.smallPath, count: count, inFlight: count, bodyBytes: NginxRoutes.smallPayload.utf8.count)
         case .post:
-            let url = context.url(LocalNginx.postPath)
+            let url = context.url(NginxRoutes.postPath)
             return E2EContext.postPayload.withUnsafeBytes { payload in
                 url.withCString { url in
                     var job = raw_curl_job()
@@ -57,7 +56,7 @@ final class RawCurlContender: E2EContender {
             }
         case .download:
             let destination = context.downloadDestination(.c)
-            return context.url(LocalNginx.bigPath).withCString { url in
+            return context.url(NginxRoutes.bigPath).withCString { url in
                 destination.withCString { destination in
                     var job = raw_curl_job()
                     job.url = url
@@ -65,7 +64,7 @@ final class RawCurlContender: E2EContender {
                     job.in_flight = 1
                     job.deadline_ms = deadline
                     // The receive buffer Sluice uses for downloads to a file.
-                    job.buffer_size = 512 * 1024
+                    job.buffer_size = SluiceDefaults.downloadBufferSize
                     job.download_path = destination
                     var outcome = perform(job, expectedBytes: context.bulkBytes)
                     checkFileSize(destination: context.downloadDestination(.c), expected: context.bulkBytes, &outcome)
@@ -73,7 +72,7 @@ final class RawCurlContender: E2EContender {
                 }
             }
         case .upload:
-            return context.url(LocalNginx.uploadPath).withCString { url in
+            return context.url(NginxRoutes.uploadPath).withCString { url in
                 context.uploadSource.withCString { source in
                     var job = raw_curl_job()
                     job.url = url
@@ -101,7 +100,7 @@ final class RawCurlContender: E2EContender {
             job.url = url
             job.count = count
             job.in_flight = inFlight
-            job.deadline_ms = (E2EBenchmark.childDeadlineSeconds - 10) * 1000
+            job.deadline_ms = (E2EContext.deadlineSeconds - 10) * 1000
             return perform(job, expectedBytes: bodyBytes * count)
         }
     }
@@ -125,26 +124,5 @@ final class RawCurlContender: E2EContender {
             outcome.firstFailure = "\(result.bytes) body bytes instead of \(expectedBytes)"
         }
         return outcome
-    }
-}
-
-/// Fails `outcome` unless the downloaded file at `destination` is exactly `expected` bytes long.
-func checkFileSize(destination: String, expected: Int, _ outcome: inout E2EOutcome) {
-    let attributes = try? FileManager.default.attributesOfItem(atPath: destination)
-    let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
-    if size != expected, outcome.succeeded > 0 {
-        outcome.succeeded -= 1
-        outcome.failed += 1
-        outcome.firstFailure = "the downloaded file has \(size) bytes instead of \(expected)"
-    }
-}
-
-/// Fails `outcome` unless nginx's answer (the request's length, head included) covers the whole file.
-func checkUploadAnswer(_ answer: String, bodyBytes: Int, _ outcome: inout E2EOutcome) {
-    let length = Int(answer.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-    if length < bodyBytes, outcome.succeeded > 0 {
-        outcome.succeeded -= 1
-        outcome.failed += 1
-        outcome.firstFailure = "nginx read \(length) request bytes, fewer than the \(bodyBytes)-byte file"
     }
 }

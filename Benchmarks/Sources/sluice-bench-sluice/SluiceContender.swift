@@ -1,17 +1,23 @@
-import Foundation
+import BenchChild
+import BenchChildAsync
 import Sluice
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sluice as an application uses it: one `Client` on the shared `CurlTransport` with its default
 /// configuration, every request built from a path, validated and serialized (`data()` or
 /// `decode(_:)`), and taken with `await .value` or, to keep many in flight, started with `start`
 /// and counted on completion.
 final class SluiceContender: E2EContender {
-    // Qualified: the benchmark's own `Client` is a contender in the other suites' tables.
-    private let client: Sluice.Client
+    private let client: Client
     private let context: E2EContext
 
     init(context: E2EContext) throws {
-        client = try Sluice.Client(baseURL: context.baseURL)
+        client = try Client(baseURL: context.baseURL)
         self.context = context
     }
 
@@ -21,25 +27,26 @@ final class SluiceContender: E2EContender {
         switch workload {
         case .sequential:
             return awaitLoop(count) {
-                let data = try await client.get(LocalNginx.smallPath).validate().data().value
-                return data.count == LocalNginx.smallPayload.utf8.count ? nil : "a body of \(data.count) bytes"
+                let data = try await client.get(NginxRoutes.smallPath).validate().data().value
+                return data.count == NginxRoutes.smallPayload.utf8.count ? nil : "a body of \(data.count) bytes"
             }
         case .decode:
             return awaitLoop(count) {
-                let catalog = try await client.get(E2EBenchmark.jsonPath).validate().decode(E2ECatalog.self).value
+                let catalog = try await client.get(NginxRoutes.jsonPath).validate().decode(E2ECatalog.self).value
                 return catalog == .sample ? nil : "decoded another document"
             }
         case .parallel:
-            return started(count, inFlight: context.inFlight, { client.get(LocalNginx.smallPath) }, check: Self.isSmall)
+            return started(
+                count, inFlight: context.inFlight, { client.get(NginxRoutes.smallPath) }, check: Self.isSmall)
         case .burst:
-            return started(count, inFlight: count, { client.get(LocalNginx.smallPath) }, check: Self.isSmall)
+            return started(count, inFlight: count, { client.get(NginxRoutes.smallPath) }, check: Self.isSmall)
         case .post:
             return started(count, inFlight: context.inFlight, { Self.post(client) }, check: Self.isOK)
         case .download:
             let destination = context.downloadDestination(.sluice)
             return blockingRun {
                 var outcome = await Self.once {
-                    var request = try client.makeRequest(.get, LocalNginx.bigPath)
+                    var request = try client.makeRequest(.get, NginxRoutes.bigPath)
                     request.options.destination = .file(URL(fileURLWithPath: destination))
                     // The default cap of 256 MiB guards memory; a user downloading a large file
                     // to disk raises it.
@@ -57,7 +64,7 @@ final class SluiceContender: E2EContender {
                 var outcome = await Self.once {
                     let data = try await client.upload(
                         multipartFormData: { form in form.append(fileURL: source, name: "file") },
-                        to: LocalNginx.uploadPath
+                        to: NginxRoutes.uploadPath
                     ).validate().data().value
                     answer = String(decoding: data, as: UTF8.self)
                     return nil
@@ -68,12 +75,15 @@ final class SluiceContender: E2EContender {
         }
     }
 
+    /// The POST body, made once: a user sends bytes it already holds.
+    private static let postPayload = Data(E2EContext.postPayload)
+
     /// A 1 KiB POST as a user sends raw bytes: a request made by the client, given a body.
-    private static func post(_ client: Sluice.Client) -> SignalProducer<Response, SluiceError> {
+    private static func post(_ client: Client) -> SignalProducer<Response, SluiceError> {
         do throws(SluiceError) {
             var request = try client.makeRequest(
-                .post, LocalNginx.postPath, headers: ["Content-Type": "application/octet-stream"])
-            request.body = .data(E2EContext.postPayload)
+                .post, NginxRoutes.postPath, headers: ["Content-Type": "application/octet-stream"])
+            request.body = .data(postPayload)
             return client.send(request)
         } catch {
             return SignalProducer(error: error)
@@ -81,7 +91,7 @@ final class SluiceContender: E2EContender {
     }
 
     private static func isSmall(_ data: Data) -> String? {
-        data.count == LocalNginx.smallPayload.utf8.count ? nil : "a body of \(data.count) bytes"
+        data.count == NginxRoutes.smallPayload.utf8.count ? nil : "a body of \(data.count) bytes"
     }
 
     private static func isOK(_ data: Data) -> String? {

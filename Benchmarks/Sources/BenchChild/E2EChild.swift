@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The end-to-end suite's measurement in a child:
+/// `__e2e-child <client> <workload> <port> <directory> <count> <in flight> <bulk bytes>`.
+///
+/// The child makes its client, warms it up, then times one run of the workload and prints one line,
+/// `ns CPU-µs peak-KiB RSS-before-KiB succeeded`: wall time, CPU time (getrusage, user + system, all
+/// threads), peak RSS (VmHWM) and RSS just before the run (VmRSS). The process holds that client
+/// alone, so its peak is the client's own.
+public enum E2EChild {
+    /// The subcommand, first on a child's command line.
+    public static let subcommand = "__e2e-child"
+
+    /// Runs `arguments` (the ones after the subcommand) with the contender `makeContender` makes for
+    /// `client`, the one client of this binary. Returns the exit status: 0 when every operation
+    /// succeeded, 1 otherwise (the line is printed all the same), 2 on a usage error.
+    static func run(
+        _ arguments: [String], client: E2EClient, makeContender: (E2EContext) throws -> any E2EContender
+    ) -> Int32 {
+        guard arguments.count == 7, arguments[0] == client.rawValue,
+            let workload = E2EWorkload.allCases.first(where: { $0.key == arguments[1] }),
+            let context = E2EContext(arguments: Array(arguments.dropFirst(2)))
+        else {
+            note(
+                "usage: \(client.executable) \(subcommand) \(client.rawValue) <workload> <port> <directory> "
+                    + "<count> <in flight> <bulk bytes>")
+            return 2
+        }
+        let contender: any E2EContender
+        do {
+            contender = try makeContender(context)
+        } catch {
+            note("e2e: \(client.rawValue): \(error)")
+            return 1
+        }
+
+        // Warm-up: connections open, lazy initialization done, allocators primed. Bulk workloads
+        // warm up with a few small GETs, which open the connection the transfer will use.
+        let warmUp: (E2EWorkload, Int)
+        switch workload {
+        case .sequential, .decode, .parallel, .post: warmUp = (workload, max(1, min(context.count / 10, 1_000)))
+        case .download, .upload: warmUp = (.sequential, 16)
+        case .burst: warmUp = (.parallel, max(1, min(context.count / 10, 1_000)))
+        }
+        let warm = contender.run(warmUp.0, count: warmUp.1)
+        if warm.failed > 0 {
+            note("e2e: \(client.rawValue) warm-up: \(warm.failed) failed: \(warm.firstFailure ?? "?")")
+        }
+
+        let baseline = Measure.residentKiB() ?? 0
+        let cpuBefore = Measure.cpuMicroseconds()
+        let start = Measure.now()
+        let outcome = contender.run(workload, count: context.count)
+        let elapsed = Measure.now() &- start
+        let cpu = Measure.cpuMicroseconds() - cpuBefore
+        let peak = Measure.peakResidentKiB() ?? 0
+        if workload == .download { unlink(context.downloadDestination(client)) }
+        print("\(elapsed) \(cpu) \(peak) \(baseline) \(outcome.succeeded)")
+        if outcome.failed > 0 || outcome.succeeded != context.count {
+            note(
+                "e2e: \(client.rawValue) \(workload.key): \(outcome.succeeded) of \(context.count) succeeded, "
+                    + "first failure: \(outcome.firstFailure ?? "none reported")")
+            return 1
+        }
+        return 0
+    }
+}
