@@ -96,3 +96,29 @@ struct TextHelperTests {
         #expect("a\"b".trimmingQuotes() == "a\"b")
     }
 }
+
+/// Property lists read through `PropertyListDecoder`.
+@Suite("Property list values")
+struct PropertyListObjectTests {
+    func xml(_ body: String) -> Data {
+        Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">\#(body)</plist>"#.utf8)
+    }
+
+    @Test func deepNestingFailsInsteadOfOverflowingTheStack() {
+        let deep = String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+        #expect(throws: DecodingError.self) {
+            try PropertyListDecoder().decode(PropertyListObject.self, from: xml(deep))
+        }
+        let fine = String(repeating: "<array>", count: 100) + String(repeating: "</array>", count: 100)
+        #expect((try? PropertyListDecoder().decode(PropertyListObject.self, from: xml(fine))) != nil)
+    }
+
+    @Test func everyKindKeepsItsKind() throws {
+        let value = try PropertyListDecoder().decode(
+            PropertyListObject.self,
+            from: xml(
+                "<dict><key>i</key><integer>3</integer><key>r</key><real>0.5</real><key>s</key><string>12</string><key>b</key><false/></dict>"
+            ))
+        #expect(value == .dictionary(["i": .integer(3), "r": .real(0.5), "s": .string("12"), "b": .bool(false)]))
+    }
+}

@@ -41,6 +41,16 @@ extension PropertyListObject: Decodable {
     /// consequence: a `<real>` with no fractional part (`2.0`) also reads as an integer and becomes
     /// `.integer(2)`; every other value keeps its kind.
     public init(from decoder: any Decoder) throws {
+        // Each level is decoded by a nested call, and every failed try builds an error with the
+        // whole coding path: without a bound, a document nested 100,000 deep would overflow the
+        // stack, and one nested 5,000 deep would take quadratic time. JSONDecoder stops at the
+        // same depth.
+        guard decoder.codingPath.count < Self.maximumDepth else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "The property list nests deeper than \(Self.maximumDepth) levels."))
+        }
         let single = try decoder.singleValueContainer()
         if let bool = try? single.decode(Bool.self) {
             self = .bool(bool)
@@ -67,6 +77,9 @@ extension PropertyListObject: Decodable {
             self = .dictionary(dictionary)
         }
     }
+
+    /// The deepest nesting decoded.
+    static let maximumDepth = 512
 
     /// Any dictionary key.
     private struct PropertyListKey: CodingKey {
