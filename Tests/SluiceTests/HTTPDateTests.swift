@@ -104,13 +104,26 @@ struct PropertyListObjectTests {
         Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">\#(body)</plist>"#.utf8)
     }
 
-    @Test func deepNestingFailsInsteadOfOverflowingTheStack() {
-        let deep = String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+    @Test func nestingBeyondTheLimitFailsToDecode() {
+        // 600 levels: beyond the 512 the values may nest, and well within what the parser survives.
+        let deep = String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600)
         #expect(throws: DecodingError.self) {
             try PropertyListDecoder().decode(PropertyListObject.self, from: xml(deep))
         }
         let fine = String(repeating: "<array>", count: 100) + String(repeating: "</array>", count: 100)
         #expect((try? PropertyListDecoder().decode(PropertyListObject.self, from: xml(fine))) != nil)
+    }
+
+    @Test func aHostileNestingIsRefusedBeforeTheParserSeesIt() {
+        // 100,000 levels would overflow the stack inside PropertyListDecoder's own XML parser.
+        let hostile = xml(String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000))
+        #expect(PropertyListNesting.exceeds(513, in: hostile))
+        let fine = xml(String(repeating: "<array>", count: 500) + String(repeating: "</array>", count: 500))
+        #expect(!PropertyListNesting.exceeds(513, in: fine))
+        #expect(!PropertyListNesting.exceeds(2, in: Data("<a><!-- <b><c> --><![CDATA[<d><e>]]><f/></a>".utf8)))
+        #expect(PropertyListNesting.exceeds(2, in: Data("<a><b><c></c></b></a>".utf8)))
+        let wide = "<a><b><c></c></b></a>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(PropertyListNesting.exceeds(2, in: Data(wide)), "UTF-16 is scanned too")
     }
 
     @Test func everyKindKeepsItsKind() throws {

@@ -19,6 +19,13 @@ public struct PropertyListResponseSerializer: ResponseSerializer {
             throw Serialization.failure(response, "cannot parse a property list from an empty body")
         }
         try Serialization.checkContentType(response, acceptable: acceptableContentTypes)
+        // Before the decoder, whose XML parser would overflow the stack on a hostile nesting; one more
+        // level than the values may nest, for the `<plist>` element around them.
+        if PropertyListNesting.exceeds(PropertyListObject.maximumDepth + 1, in: response.body) {
+            throw Serialization.failure(
+                response,
+                "malformed property list: elements nested more than \(PropertyListObject.maximumDepth) deep")
+        }
         do {
             // Through PropertyListObject's Decodable conformance: PropertyListSerialization is not in
             // FoundationEssentials.
