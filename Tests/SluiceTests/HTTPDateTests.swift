@@ -90,6 +90,42 @@ struct TextHelperTests {
         #expect(LoggingInterceptor.size(12) == "12 B")
     }
 
+    @Test func aQuoteFollowedByACombiningMarkIsStillEscapedForTheShell() {
+        // Swift splits a String by Characters, and `'` + U+0301 is one Character that is not `'`: the
+        // quote was left as it was and ended the shell's quoting, so the rest ran as commands.
+        let hostile = "'\u{301}; touch /tmp/pwned; echo '"
+        let quoted = CurlShell.quoted(hostile)
+        #expect(quoted == "''\\''\u{301}; touch /tmp/pwned; echo '\\'''")
+        // Read back as a POSIX shell reads a word, the quoting gives the text back, as one word.
+        for text in [hostile, "it's", "'", "''\u{301}'", "a\u{301}'b", "plain"] {
+            #expect(Self.shellWord(CurlShell.quoted(text)) == Array(text.utf8), "\(text.debugDescription)")
+        }
+    }
+
+    /// The bytes of the one shell word `text` is, by the POSIX rules for `'…'` and `\`, or nil when
+    /// it is not a single word (an unquoted blank, `;` or other operator).
+    static func shellWord(_ text: String) -> [UInt8]? {
+        let operators = Array(" \t\n;&|<>()$`\"".utf8)
+        var word: [UInt8] = []
+        var inQuotes = false
+        var bytes = text.utf8.makeIterator()
+        while let byte = bytes.next() {
+            if inQuotes {
+                if byte == UInt8(ascii: "'") { inQuotes = false } else { word.append(byte) }
+            } else if byte == UInt8(ascii: "'") {
+                inQuotes = true
+            } else if byte == UInt8(ascii: "\\") {
+                guard let next = bytes.next() else { return nil }
+                word.append(next)
+            } else if operators.contains(byte) {
+                return nil
+            } else {
+                word.append(byte)
+            }
+        }
+        return inQuotes ? nil : word
+    }
+
     @Test func quotesAreTrimmedFromBothEnds() {
         #expect("\"0.5\"".trimmingQuotes() == "0.5")
         #expect("\"\"".trimmingQuotes() == "")

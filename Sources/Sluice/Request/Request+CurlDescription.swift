@@ -112,8 +112,19 @@ enum CurlShell {
     static let redactedHeaderNames = ["Authorization", "Proxy-Authorization", "Cookie"]
 
     /// `text` in single quotes, each `'` inside written `'\''`.
+    ///
+    /// By scalar, not by `Character`: a `'` followed by a combining mark is one `Character` that is
+    /// not `'`, yet its quote byte still ends the shell's quoting.
     static func quoted(_ text: String) -> String {
-        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+        var result = "'"
+        for scalar in text.unicodeScalars {
+            if scalar == "'" {
+                result += #"'\''"#
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "'"
     }
 
     /// `text` as is when it is a plain word the shell leaves alone, quoted otherwise.
