@@ -44,7 +44,7 @@ enum LatinASCIITransliteration {
 
     /// The three ICU C functions used, looked up once (`utrans_openU`, `utrans_transUChars`,
     /// `utrans_close`, under the `swift_` prefix that build of ICU gives its symbols).
-    private struct ICU: @unchecked Sendable {  // Immutable C function pointers, set once.
+    private struct ICU: Sendable {
         typealias Open =
             @convention(c) (
                 UnsafePointer<UInt16>?, Int32, Int32, UnsafePointer<UInt16>?, Int32, UnsafeMutableRawPointer?,
