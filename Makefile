@@ -59,9 +59,11 @@ format:
 ## Fails when a file is not formatted.
 lint:
 	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
-	@# The library links FoundationEssentials only: full Foundation (and its XML and networking
-	@# parts) would load some 6 MiB more into every program that uses Sluice (Docs/Decisions.md).
-	@! grep -rnE '^[a-z@_ ]*import +Foundation(XML|Networking)?$$' Sources/Sluice Sources/SluiceSignals \
+	@# The library links FoundationEssentials only: full Foundation (and its XML, networking and
+	@# internationalization parts) would load some 6 MiB more into every program that uses Sluice
+	@# (Docs/Decisions.md). Scoped imports (`import struct Foundation.Date`) load it just the same.
+	@! grep -rnE '^[a-z@_ ]*import +((struct|class|enum|protocol|typealias|func|var|let) +)?Foundation(XML|Networking|Internationalization)?([. ;]|$$)' \
+		Sources/Sluice Sources/SluiceSignals \
 		|| { echo "Sluice and SluiceSignals import FoundationEssentials, not Foundation"; exit 1; }
 
 clean:

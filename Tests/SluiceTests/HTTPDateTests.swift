@@ -81,93 +81,19 @@ struct TextHelperTests {
         #expect(MultipartFormData.pathExtension(of: "") == "")
     }
 
-    @Test func oneDecimalRoundsHalfUp() {
+    @Test func oneDecimalRoundsATieToEvenAsPercentPointOneFDoes() {
         #expect(LoggingInterceptor.oneDecimal(0) == "0.0")
-        #expect(LoggingInterceptor.oneDecimal(1.25) == "1.3")
+        #expect(LoggingInterceptor.oneDecimal(1.25) == "1.2")
+        #expect(LoggingInterceptor.oneDecimal(1.35) == "1.4")
         #expect(LoggingInterceptor.oneDecimal(1023.96) == "1024.0")
         #expect(LoggingInterceptor.size(1536) == "1.5 KB")
         #expect(LoggingInterceptor.size(5 << 20) == "5.0 MB")
         #expect(LoggingInterceptor.size(12) == "12 B")
     }
 
-    @Test func aQuoteFollowedByACombiningMarkIsStillEscapedForTheShell() {
-        // Swift splits a String by Characters, and `'` + U+0301 is one Character that is not `'`: the
-        // quote was left as it was and ended the shell's quoting, so the rest ran as commands.
-        let hostile = "'\u{301}; touch /tmp/pwned; echo '"
-        let quoted = CurlShell.quoted(hostile)
-        #expect(quoted == "''\\''\u{301}; touch /tmp/pwned; echo '\\'''")
-        // Read back as a POSIX shell reads a word, the quoting gives the text back, as one word.
-        for text in [hostile, "it's", "'", "''\u{301}'", "a\u{301}'b", "plain"] {
-            #expect(Self.shellWord(CurlShell.quoted(text)) == Array(text.utf8), "\(text.debugDescription)")
-        }
-    }
-
-    /// The bytes of the one shell word `text` is, by the POSIX rules for `'…'` and `\`, or nil when
-    /// it is not a single word (an unquoted blank, `;` or other operator).
-    static func shellWord(_ text: String) -> [UInt8]? {
-        let operators = Array(" \t\n;&|<>()$`\"".utf8)
-        var word: [UInt8] = []
-        var inQuotes = false
-        var bytes = text.utf8.makeIterator()
-        while let byte = bytes.next() {
-            if inQuotes {
-                if byte == UInt8(ascii: "'") { inQuotes = false } else { word.append(byte) }
-            } else if byte == UInt8(ascii: "'") {
-                inQuotes = true
-            } else if byte == UInt8(ascii: "\\") {
-                guard let next = bytes.next() else { return nil }
-                word.append(next)
-            } else if operators.contains(byte) {
-                return nil
-            } else {
-                word.append(byte)
-            }
-        }
-        return inQuotes ? nil : word
-    }
-
     @Test func quotesAreTrimmedFromBothEnds() {
         #expect("\"0.5\"".trimmingQuotes() == "0.5")
         #expect("\"\"".trimmingQuotes() == "")
         #expect("a\"b".trimmingQuotes() == "a\"b")
-    }
-}
-
-/// Property lists read through `PropertyListDecoder`.
-@Suite("Property list values")
-struct PropertyListObjectTests {
-    func xml(_ body: String) -> Data {
-        Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">\#(body)</plist>"#.utf8)
-    }
-
-    @Test func nestingBeyondTheLimitFailsToDecode() {
-        // 600 levels: beyond the 512 the values may nest, and well within what the parser survives.
-        let deep = String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600)
-        #expect(throws: DecodingError.self) {
-            try PropertyListDecoder().decode(PropertyListObject.self, from: xml(deep))
-        }
-        let fine = String(repeating: "<array>", count: 100) + String(repeating: "</array>", count: 100)
-        #expect((try? PropertyListDecoder().decode(PropertyListObject.self, from: xml(fine))) != nil)
-    }
-
-    @Test func aHostileNestingIsRefusedBeforeTheParserSeesIt() {
-        // 100,000 levels would overflow the stack inside PropertyListDecoder's own XML parser.
-        let hostile = xml(String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000))
-        #expect(PropertyListNesting.exceeds(513, in: hostile))
-        let fine = xml(String(repeating: "<array>", count: 500) + String(repeating: "</array>", count: 500))
-        #expect(!PropertyListNesting.exceeds(513, in: fine))
-        #expect(!PropertyListNesting.exceeds(2, in: Data("<a><!-- <b><c> --><![CDATA[<d><e>]]><f/></a>".utf8)))
-        #expect(PropertyListNesting.exceeds(2, in: Data("<a><b><c></c></b></a>".utf8)))
-        let wide = "<a><b><c></c></b></a>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-        #expect(PropertyListNesting.exceeds(2, in: Data(wide)), "UTF-16 is scanned too")
-    }
-
-    @Test func everyKindKeepsItsKind() throws {
-        let value = try PropertyListDecoder().decode(
-            PropertyListObject.self,
-            from: xml(
-                "<dict><key>i</key><integer>3</integer><key>r</key><real>0.5</real><key>s</key><string>12</string><key>b</key><false/></dict>"
-            ))
-        #expect(value == .dictionary(["i": .integer(3), "r": .real(0.5), "s": .string("12"), "b": .bool(false)]))
     }
 }

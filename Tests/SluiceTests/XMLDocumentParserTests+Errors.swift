@@ -189,6 +189,12 @@ extension XMLDocumentParserTests {
         MalformedXML("<?xml version=\"1.0\"encoding=\"UTF-8\"?><a/>", 1, 20, "expected '?>'"),
         MalformedXML("<?xml version=1.0?><a/>", 1, 15, "expected a quoted value in the XML declaration"),
         MalformedXML("<?xml version\"1.0\"?><a/>", 1, 14, "expected '=' after version"),
+        // The values have a grammar too: these were accepted as long as they were quoted.
+        MalformedXML("<?xml version=\"1.<\"?><a/>", 1, 16, "malformed version 1.< (expected 1.0)"),
+        MalformedXML("<?xml version=\"-.0\"?><a/>", 1, 16, "malformed version -.0 (expected 1.0)"),
+        MalformedXML("<?xml version=\"10\"?><a/>", 1, 16, "malformed version 10 (expected 1.0)"),
+        MalformedXML("<?xml version='1.'?><a/>", 1, 16, "malformed version 1. (expected 1.0)"),
+        MalformedXML("<?xml version=\"1.0\" standalone=\"maybe\"?><a/>", 1, 33, "standalone must be yes or no"),
     ])
     func theXMLDeclarationIsWellFormed(_ document: MalformedXML) {
         check(document)

@@ -24,23 +24,30 @@ enum HTTPDate {
             guard words[0].hasSuffix(","), days.contains(String(words[0].dropLast())), words[5] == "gmt",
                 words[1].count == 2, words[3].count == 4
             else { return nil }
-            return date(year: Int(words[3]), month: month(words[2]), day: Int(words[1]), time: words[4])
+            return date(year: number(words[3]), month: month(words[2]), day: number(words[1]), time: words[4])
         case 4:  // RFC 850: weekday, DD-Mon-YY HH:MM:SS GMT
             guard words[0].hasSuffix(","), longDays.contains(String(words[0].dropLast())), words[3] == "gmt"
             else { return nil }
             let parts = words[1].split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 3, parts[0].count == 2, parts[2].count == 2, let twoDigits = Int(parts[2]) else {
+            guard parts.count == 3, parts[0].count == 2, parts[2].count == 2, let twoDigits = number(parts[2]) else {
                 return nil
             }
             return date(
-                year: rfc850Year(twoDigits, now: now), month: month(String(parts[1])), day: Int(parts[0]),
+                year: rfc850Year(twoDigits, now: now), month: month(String(parts[1])), day: number(parts[0]),
                 time: words[2])
         case 5:  // asctime: day Mon D HH:MM:SS YYYY
             guard days.contains(words[0]), words[2].count <= 2, words[4].count == 4 else { return nil }
-            return date(year: Int(words[4]), month: month(words[1]), day: Int(words[2]), time: words[3])
+            return date(year: number(words[4]), month: month(words[1]), day: number(words[2]), time: words[3])
         default:
             return nil
         }
+    }
+
+    /// The value of a field of ASCII digits only, or nil: `Int("+6")` would be 6, and `Int("-994")` a
+    /// year before the common era.
+    private static func number(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
     }
 
     /// The month number (1–12) of a three-letter English name.
@@ -61,7 +68,7 @@ enum HTTPDate {
     private static func date(year: Int?, month: Int?, day: Int?, time: String) -> Date? {
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
         guard let year, let month, let day, clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
-            let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
+            let hour = number(clock[0]), let minute = number(clock[1]), let second = number(clock[2]),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
             (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }

@@ -118,7 +118,8 @@ public struct LoggingInterceptor: Interceptor {
 
     static func milliseconds(since start: ContinuousClock.Instant) -> String {
         let elapsed = ContinuousClock.now - start
-        return "\(Int((max(0, elapsed.timeInterval) * 1000).rounded())) ms"
+        // A tie goes to the even number, as `%.0f` printed it.
+        return "\(Int((max(0, elapsed.timeInterval) * 1000).rounded(.toNearestOrEven))) ms"
     }
 
     static func size(_ bytes: Int64) -> String {
@@ -128,9 +129,10 @@ public struct LoggingInterceptor: Interceptor {
     }
 
     /// A non-negative number with one decimal (`1.5`), as `%.1f` would print it; no `String(format:)`,
-    /// which is not in FoundationEssentials.
+    /// which is not in FoundationEssentials. Like `%.1f`, a tie goes to the even digit (1.25 KB, that
+    /// is 1280 bytes, is `1.2`); sizes are exact binary fractions, so times ten is exact too.
     static func oneDecimal(_ value: Double) -> String {
-        let tenths = Int((value * 10).rounded())
+        let tenths = Int((value * 10).rounded(.toNearestOrEven))
         return "\(tenths / 10).\(tenths % 10)"
     }
 }

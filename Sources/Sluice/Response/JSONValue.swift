@@ -81,20 +81,45 @@ extension JSONValue {
 
 extension JSONValue: Codable {
     /// Decodes any JSON value.
+    ///
+    /// The decoder offers no way to ask a value's kind, so each kind is tried in turn: a type mismatch
+    /// only means "not this kind", while any other error (a number that does not fit, a malformed
+    /// string deep inside an array) is the value's own and is thrown as it is, rather than hidden
+    /// behind the last kind's type mismatch.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let bool = try? container.decode(Bool.self) {
+        } else if let bool = try Self.decodeIfKind(Bool.self, from: container) {
             self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
+        } else if let number = try Self.decodeIfKind(Double.self, from: container) {
             self = .number(number)
-        } else if let string = try? container.decode(String.self) {
+        } else if let string = try Self.decodeIfKind(String.self, from: container) {
             self = .string(string)
-        } else if let array = try? container.decode([JSONValue].self) {
+        } else if let array = try Self.decodeIfKind([JSONValue].self, from: container) {
             self = .array(array)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// The value decoded as `type`, or nil when it is of another kind.
+    private static func decodeIfKind<T: Decodable>(
+        _ type: T.Type, from container: any SingleValueDecodingContainer
+    ) throws -> T? {
+        do {
+            return try container.decode(type)
+        } catch DecodingError.typeMismatch {
+            return nil
+        } catch let error as DecodingError {
+            throw error
+        } catch {
+            // The decoder's own parse error (a leading zero, a control character in a string), which
+            // `JSONDecoder` would turn into a bare "The given data was not valid JSON.": wrapped so
+            // that it keeps its name and its line and column.
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: container.codingPath, debugDescription: "\(error)", underlyingError: error))
         }
     }
 

@@ -35,34 +35,37 @@ extension PropertyListObject {
 }
 
 extension PropertyListObject: Decodable {
+    /// How deeply arrays and dictionaries may nest: decoding is recursive, so a hostile body nested
+    /// tens of thousands deep would otherwise overflow the thread's stack and crash the process.
+    static let maximumDepth = 512
+
     /// Decodes any property-list value, as `PropertyListDecoder` reads it from XML or binary.
     ///
     /// The decoder offers no way to ask a value's kind, so each kind is tried in turn. One
     /// consequence: a `<real>` with no fractional part (`2.0`) also reads as an integer and becomes
-    /// `.integer(2)`; every other value keeps its kind.
+    /// `.integer(2)`; every other value keeps its kind. An error other than a type mismatch (an
+    /// `<integer>` that is not a number, a date that is not one) is the value's own and is thrown as
+    /// it is; arrays and dictionaries nested deeper than `maximumDepth` are refused.
     public init(from decoder: any Decoder) throws {
-        // Each level is decoded by a nested call, and every failed try builds an error with the
-        // whole coding path: without a bound, a document nested 100,000 deep would overflow the
-        // stack, and one nested 5,000 deep would take quadratic time. JSONDecoder stops at the
-        // same depth.
         guard decoder.codingPath.count < Self.maximumDepth else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath,
-                    debugDescription: "The property list nests deeper than \(Self.maximumDepth) levels."))
+                    debugDescription: "Arrays and dictionaries nested more than \(Self.maximumDepth) deep."))
         }
         let single = try decoder.singleValueContainer()
-        if let bool = try? single.decode(Bool.self) {
+        if let bool = try Self.decodeIfKind(Bool.self, from: single) {
             self = .bool(bool)
         } else if let integer = try? single.decode(Int.self) {
+            // Not `decodeIfKind`: a real with a fraction fails here as data corrupted, and is a real.
             self = .integer(integer)
-        } else if let real = try? single.decode(Double.self) {
+        } else if let real = try Self.decodeIfKind(Double.self, from: single) {
             self = .real(real)
-        } else if let string = try? single.decode(String.self) {
+        } else if let string = try Self.decodeIfKind(String.self, from: single) {
             self = .string(string)
-        } else if let date = try? single.decode(Date.self) {
+        } else if let date = try Self.decodeIfKind(Date.self, from: single) {
             self = .date(date)
-        } else if let data = try? single.decode(Data.self) {
+        } else if let data = try Self.decodeIfKind(Data.self, from: single) {
             self = .data(data)
         } else if var elements = try? decoder.unkeyedContainer() {
             var array: [PropertyListObject] = []
@@ -78,8 +81,16 @@ extension PropertyListObject: Decodable {
         }
     }
 
-    /// The deepest nesting decoded.
-    static let maximumDepth = 512
+    /// The value decoded as `type`, or nil when it is of another kind.
+    private static func decodeIfKind<T: Decodable>(
+        _ type: T.Type, from container: any SingleValueDecodingContainer
+    ) throws -> T? {
+        do {
+            return try container.decode(type)
+        } catch DecodingError.typeMismatch {
+            return nil
+        }
+    }
 
     /// Any dictionary key.
     private struct PropertyListKey: CodingKey {

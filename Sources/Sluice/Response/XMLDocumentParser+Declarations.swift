@@ -58,7 +58,22 @@ extension XMLDocumentParser {
             skipWhitespace()
             let valueStart = position + 1
             try skipQuotedLiteral(in: "the XML declaration")
-            guard name == "encoding" else { continue }
+            let value = bytes[valueStart..<position - 1]
+            if name == "version" {
+                // `VersionNum`: 1. and digits (a 1.1 document reads as 1.0, as XML 1.0 processors do).
+                guard value.count > 2, value.starts(with: "1.".utf8),
+                    value.dropFirst(2).allSatisfy({ (0x30...0x39).contains($0) })
+                else {
+                    throw error("malformed version \(string(valueStart..<position - 1)) (expected 1.0)", at: valueStart)
+                }
+                continue
+            }
+            if name == "standalone" {
+                guard value.elementsEqual("yes".utf8) || value.elementsEqual("no".utf8) else {
+                    throw error("standalone must be yes or no", at: valueStart)
+                }
+                continue
+            }
             let label = string(valueStart..<position - 1)
             switch label.lowercased() {
             case "utf-8", "utf8", "us-ascii", "ascii":
