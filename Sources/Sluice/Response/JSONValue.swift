@@ -85,17 +85,21 @@ extension JSONValue: Codable {
     /// The decoder offers no way to ask a value's kind, so each kind is tried in turn: a type mismatch
     /// only means "not this kind", while any other error (a number that does not fit, a malformed
     /// string deep inside an array) is the value's own and is thrown as it is, rather than hidden
-    /// behind the last kind's type mismatch.
+    /// behind the last kind's type mismatch. Strings, the commonest values, are tried first.
+    ///
+    /// Each failed try costs the decoder an error whose coding path grows with the value's depth, so
+    /// this is for a `JSONValue` inside a type of your own; `json()` parses a whole body with
+    /// Sluice's own parser instead, in one pass.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let bool = try Self.decodeIfKind(Bool.self, from: container) {
-            self = .bool(bool)
-        } else if let number = try Self.decodeIfKind(Double.self, from: container) {
-            self = .number(number)
         } else if let string = try Self.decodeIfKind(String.self, from: container) {
             self = .string(string)
+        } else if let number = try Self.decodeIfKind(Double.self, from: container) {
+            self = .number(number)
+        } else if let bool = try Self.decodeIfKind(Bool.self, from: container) {
+            self = .bool(bool)
         } else if let array = try Self.decodeIfKind([JSONValue].self, from: container) {
             self = .array(array)
         } else {

@@ -46,6 +46,9 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
 }
 
 /// Parses a JSON body into a `JSONValue`, optionally removing object members whose value is null.
+///
+/// With Sluice's own strict parser, `JSONDocumentParser`, in one pass: any value at the top, UTF-8
+/// (or UTF-16 and UTF-32), at most 512 levels of nesting, and a repeated key keeps its last value.
 public struct JSONResponseSerializer: ResponseSerializer {
     /// `application/json`, `text/json`, `text/javascript` and any `+json` type.
     public static var acceptableContentTypes: [String] { JSONContentTypes.acceptable }
@@ -73,11 +76,15 @@ public struct JSONResponseSerializer: ResponseSerializer {
         try Serialization.checkContentType(response, acceptable: acceptableContentTypes)
         let value: JSONValue
         do {
-            // Through JSONValue's Decodable conformance: JSONSerialization is not in FoundationEssentials.
-            value = try JSONDecoder().decode(JSONValue.self, from: response.body)
+            // Sluice's own parser, not JSONValue's Decodable conformance through JSONDecoder: that
+            // finds each value's kind by trial, at a cost that grows with the square of its depth.
+            value = try JSONDocumentParser.parse(response.body)
         } catch {
             throw Serialization.failure(
-                response, "malformed JSON (\(Serialization.contentTypeDescription(response)))", underlyingError: error)
+                response,
+                "malformed JSON at line \(error.line), column \(error.column): \(error.message) "
+                    + "(\(Serialization.contentTypeDescription(response)))",
+                underlyingError: error)
         }
         return removingNullValues ? value.removingNullValues() : value
     }

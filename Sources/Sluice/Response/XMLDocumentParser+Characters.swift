@@ -128,30 +128,12 @@ extension XMLDocumentParser {
 
     /// `value` in upper-case hexadecimal, padded to `digits`, for error messages.
     static func hex(_ value: UInt32, digits: Int) -> String {
-        let text = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
+        TextLocation.hex(value, digits: digits)
     }
 
     /// The 1-based line and column of `offset`, counted from the start of the document.
-    ///
-    /// Worked out only when an error is thrown, by one pass from the start, so reading a
-    /// well-formed document costs no bookkeeping. Columns count characters, not bytes (UTF-8
-    /// continuation bytes are skipped), and CR LF ends one line, as a lone CR or LF does.
     func location(of offset: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var column = 1
-        var index = documentStart
-        while index < min(offset, bytes.count) {
-            let byte = bytes[index]
-            if byte == 0x0A || (byte == 0x0D && self.byte(at: index + 1) != 0x0A) {
-                line += 1
-                column = 1
-            } else if byte != 0x0D && byte & 0xC0 != 0x80 {
-                column += 1
-            }
-            index += 1
-        }
-        return (line, column)
+        TextLocation.of(offset, in: bytes, from: documentStart)
     }
 
     /// An error at `offset` (the current position unless told).

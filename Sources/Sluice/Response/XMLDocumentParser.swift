@@ -36,16 +36,7 @@ struct XMLDocumentParser {
     /// The root element of the document in `bytes` (UTF-8, or ISO-8859-1 when the XML declaration
     /// says so), or the first well-formedness error with its line and column.
     static func parse(_ bytes: some Collection<UInt8>) throws(XMLSyntaxError) -> XMLValue {
-        // `withContiguousStorageIfAvailable` only rethrows untyped errors, so the typed result
-        // crosses it as a `Result`. `Data` and arrays are contiguous: no copy for them.
-        let result = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(XMLSyntaxError) in try parse(buffer) }
-        }
-        if let result { return try result.get() }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBufferPointer { buffer in
-            Result { () throws(XMLSyntaxError) in try parse(buffer) }
-        }.get()
+        try withContiguousBytes(of: bytes) { buffer throws(XMLSyntaxError) in try parse(buffer) }
     }
 
     /// The root element of the document in `buffer`; see `parse(_:)`.
