@@ -25,23 +25,32 @@ struct FoundationEssentialsRegressionTests {
     /// A binary property list of `depth` arrays, each holding the next and the innermost empty; or,
     /// when `cyclic`, one array that holds itself.
     static func nestedBinaryPlist(depth: Int, cyclic: Bool = false) -> Data {
-        func bigEndian(_ value: Int, bytes: Int) -> [UInt8] {
-            (0..<bytes).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
-        }
+        // Byte by byte into one reserved buffer: tests build 100,000 levels, and a small array per
+        // level cost more in a debug build than parsing them.
         var body = Array("bplist00".utf8)
+        body.reserveCapacity(8 + depth * 9 + 32)
+        func append(_ value: Int, bytes: Int) {
+            for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) {
+                body.append(UInt8(truncatingIfNeeded: value >> shift))
+            }
+        }
         var offsets: [Int] = []
+        offsets.reserveCapacity(depth)
         for index in 0..<depth {
             offsets.append(body.count)
-            if cyclic {
-                body += [0xA1] + bigEndian(index, bytes: 4)
+            if !cyclic && index == depth - 1 {
+                body.append(0xA0)
             } else {
-                body += index == depth - 1 ? [0xA0] : [0xA1] + bigEndian(index + 1, bytes: 4)
+                body.append(0xA1)
+                append(cyclic ? index : index + 1, bytes: 4)
             }
         }
         let table = body.count
-        for offset in offsets { body += bigEndian(offset, bytes: 4) }
-        body +=
-            [0, 0, 0, 0, 0, 0, 4, 4] + bigEndian(depth, bytes: 8) + bigEndian(0, bytes: 8) + bigEndian(table, bytes: 8)
+        for offset in offsets { append(offset, bytes: 4) }
+        body += [0, 0, 0, 0, 0, 0, 4, 4]
+        append(depth, bytes: 8)
+        append(0, bytes: 8)
+        append(table, bytes: 8)
         return Data(body)
     }
 
@@ -79,26 +88,6 @@ struct FoundationEssentialsRegressionTests {
         } catch {
             #expect(error.message.hasPrefix("malformed property list: elements nested more than 512 deep; "))
         }
-    }
-
-    @Test func theNestingScanCannotBeFooledIntoCountingTooShallow() {
-        let limit = 3
-        func exceeds(_ text: String) -> Bool { PropertyListNesting.exceeds(limit, in: Data(text.utf8)) }
-        #expect(!exceeds("<plist><array><array></array></array></plist>"))
-        #expect(exceeds("<plist><array><array><array></array></array></array></plist>"))
-        #expect(!exceeds("<plist><array/><array><dict/></array><x a='>'/></plist>"))
-        // End tags in comments, CDATA, processing instructions and declarations close nothing.
-        #expect(exceeds("<a><!-- </a> --><b><![CDATA[</b>]]><c><?p </c>?><!DOCTYPE </a>><d></d></c></b></a>"))
-        // Start tags there open nothing either, so ordinary documents are not refused.
-        #expect(!exceeds("<a><!-- <a><a><a> --><![CDATA[<b><b><b>]]></a>"))
-        // UTF-16, with or without a byte order mark, is scanned as its text.
-        let deep = "<a><b><c><d></d></c></b></a>"
-        let littleEndian = deep.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-        #expect(PropertyListNesting.exceeds(limit, in: Data(littleEndian)))
-        #expect(
-            PropertyListNesting.exceeds(
-                limit, in: Data([0xFE, 0xFF] + deep.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })))
-        #expect(!PropertyListNesting.exceeds(limit, in: Self.nestedBinaryPlist(depth: 10)))
     }
 
     @Test func propertyListsKeepTheirKindsAndMalformedValuesNameTheirOwnError() throws {
@@ -144,7 +133,7 @@ struct FoundationEssentialsRegressionTests {
             _ = try plist(xml("<array><integer>abc</integer></array>"))
             Issue.record("a malformed integer was accepted")
         } catch {
-            #expect("\(String(describing: error.underlyingError))".contains("Invalid <integer> value"))
+            #expect(error.message.hasPrefix(#"malformed property list: <integer> "abc" is not an integer; "#))
         }
     }
 

@@ -6,12 +6,14 @@ import Sluice
     import FoundationXML
 #endif
 
-/// What Sluice's own JSON and XML parsers cost against Foundation's (`JSONSerialization`,
-/// `XMLParser`) and against decoding `JSONValue` through `JSONDecoder`, which `json()` did before it
-/// had its own parser: the same documents, in memory, parsed side by side.
+/// What Sluice's own JSON, XML and property-list parsers cost against Foundation's
+/// (`JSONSerialization`, `XMLParser`, `PropertyListSerialization`) and against decoding `JSONValue`
+/// and `PropertyListObject` through `JSONDecoder` and `PropertyListDecoder`, which `json()` and
+/// `propertyList()` did before they had their own parsers: the same documents, in memory, parsed
+/// side by side (the property lists in `ParsersBenchmark+PropertyList.swift`).
 enum ParsersBenchmark: Suite {
     static let name = "parsers"
-    static let summary = "json() and xml() parsing: ms per document against Foundation's parsers"
+    static let summary = "json(), xml() and propertyList() parsing: ms per document against Foundation's parsers"
 
     /// One document and the ways of parsing it, each returning a count that must agree.
     struct Workload {
@@ -115,7 +117,7 @@ enum ParsersBenchmark: Suite {
                 title: "JSON, 1,000 strings inside 500 arrays (\(hostile.count) bytes)", key: "json_deep",
                 document: hostile, parsers: json),
             Workload(title: "XML feed, \(feed.count >> 20) MiB", key: "xml_feed", document: feed, parsers: xml),
-        ]
+        ] + propertyListWorkloads
     }
 
     static func run(_ options: Options) -> SuiteReport {

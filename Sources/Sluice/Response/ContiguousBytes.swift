@@ -1,5 +1,6 @@
 /// Runs a parser over `bytes` as one contiguous buffer: in place for `Data` and arrays, which are
-/// contiguous, and over a copy otherwise. Sluice's own parsers (XML and JSON) read buffers.
+/// contiguous, and over a copy otherwise. Sluice's own parsers (XML, JSON, binary property
+/// lists) read buffers.
 ///
 /// `withContiguousStorageIfAvailable` only rethrows untyped errors, so the parser's typed result
 /// crosses it as a `Result`.

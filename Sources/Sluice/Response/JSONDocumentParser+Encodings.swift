@@ -17,14 +17,7 @@ extension JSONDocumentParser {
         switch encoding {
         case .utf16BigEndian, .utf16LittleEndian:
             guard body.count % 2 == 0 else { throw wideError("UTF-16 with an odd number of bytes") }
-            let units = stride(from: 0, to: body.count, by: 2).lazy.map { index -> UInt16 in
-                let (high, low) =
-                    encoding == .utf16BigEndian ? (body[index], body[index + 1]) : (body[index + 1], body[index])
-                return UInt16(high) << 8 | UInt16(low)
-            }
-            failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) {
-                utf8.append($0)
-            }
+            failed = !UTF16Bytes.transcode(body, bigEndian: encoding == .utf16BigEndian, into: &utf8)
         case .utf32BigEndian, .utf32LittleEndian:
             guard body.count % 4 == 0 else { throw wideError("UTF-32 with a number of bytes not a multiple of 4") }
             let units = stride(from: 0, to: body.count, by: 4).lazy.map { index -> UInt32 in

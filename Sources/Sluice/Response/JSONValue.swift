@@ -82,10 +82,9 @@ extension JSONValue {
 extension JSONValue: Codable {
     /// Decodes any JSON value.
     ///
-    /// The decoder offers no way to ask a value's kind, so each kind is tried in turn: a type mismatch
-    /// only means "not this kind", while any other error (a number that does not fit, a malformed
-    /// string deep inside an array) is the value's own and is thrown as it is, rather than hidden
-    /// behind the last kind's type mismatch. Strings, the commonest values, are tried first.
+    /// The decoder offers no way to ask a value's kind, so each kind is tried in turn
+    /// (`decodeIfKind`): a type mismatch only means "not this kind", while any other error is the
+    /// value's own and is thrown as it is. Strings, the commonest values, are tried first.
     ///
     /// Each failed try costs the decoder an error whose coding path grows with the value's depth, so
     /// this is for a `JSONValue` inside a type of your own; `json()` parses a whole body with
@@ -94,36 +93,16 @@ extension JSONValue: Codable {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let string = try Self.decodeIfKind(String.self, from: container) {
+        } else if let string = try container.decodeIfKind(String.self) {
             self = .string(string)
-        } else if let number = try Self.decodeIfKind(Double.self, from: container) {
+        } else if let number = try container.decodeIfKind(Double.self) {
             self = .number(number)
-        } else if let bool = try Self.decodeIfKind(Bool.self, from: container) {
+        } else if let bool = try container.decodeIfKind(Bool.self) {
             self = .bool(bool)
-        } else if let array = try Self.decodeIfKind([JSONValue].self, from: container) {
+        } else if let array = try container.decodeIfKind([JSONValue].self) {
             self = .array(array)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// The value decoded as `type`, or nil when it is of another kind.
-    private static func decodeIfKind<T: Decodable>(
-        _ type: T.Type, from container: any SingleValueDecodingContainer
-    ) throws -> T? {
-        do {
-            return try container.decode(type)
-        } catch DecodingError.typeMismatch {
-            return nil
-        } catch let error as DecodingError {
-            throw error
-        } catch {
-            // The decoder's own parse error (a leading zero, a control character in a string), which
-            // `JSONDecoder` would turn into a bare "The given data was not valid JSON.": wrapped so
-            // that it keeps its name and its line and column.
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: container.codingPath, debugDescription: "\(error)", underlyingError: error))
         }
     }
 

@@ -1,5 +1,5 @@
-/// Lines, columns and hex for the errors of Sluice's own parsers (XML and JSON), shared so both
-/// report positions the same way.
+/// Lines, columns and hex for the errors of Sluice's own parsers (XML, JSON and property lists),
+/// shared so they report positions the same way.
 enum TextLocation {
     /// The 1-based line and column of `offset` in `bytes` (UTF-8), counted from `start`.
     ///

@@ -100,7 +100,8 @@ extension XMLDocumentParser {
     }
 
     /// Reads character data up to the next `<` (or the end of input) into `text`: references
-    /// resolved, and CR LF or a lone CR read as LF, as XML's end-of-line handling requires.
+    /// resolved, and CR LF or a lone CR read as LF, as XML's end-of-line handling requires (unless
+    /// the text is kept as written).
     mutating func readText(into text: inout [UInt8]) throws(XMLSyntaxError) {
         var runStart = position
         while position < bytes.count {
@@ -112,7 +113,7 @@ extension XMLDocumentParser {
                 append(runStart..<position, to: &text)
                 try readReference(into: &text)
                 runStart = position
-            case 0x0D:
+            case 0x0D where !options.keepsTextAsWritten:
                 append(runStart..<position, to: &text)
                 text.append(0x0A)
                 position += byte(at: position + 1) == 0x0A ? 2 : 1

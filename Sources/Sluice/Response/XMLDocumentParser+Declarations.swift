@@ -80,6 +80,9 @@ extension XMLDocumentParser {
                 encoding = .utf8
             case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1":
                 encoding = .latin1
+            case let utf16 where isTranscodedFromUTF16 && ["utf-16", "utf-16be", "utf-16le"].contains(utf16):
+                // Already transcoded to UTF-8, which is what the parser now reads.
+                encoding = .utf8
             default:
                 throw error("unsupported encoding \(label) (only UTF-8 and ISO-8859-1)", at: valueStart)
             }
@@ -141,7 +144,8 @@ extension XMLDocumentParser {
     }
 
     /// Reads a CDATA section at its `<![CDATA[` and appends its text as written, except for line
-    /// ends, which XML normalizes everywhere: CR LF and a lone CR become LF.
+    /// ends, which XML normalizes everywhere: CR LF and a lone CR become LF (unless the text is
+    /// kept as written).
     mutating func readCDATA(into text: inout [UInt8]) throws(XMLSyntaxError) {
         let start = position
         position += 9
@@ -152,7 +156,7 @@ extension XMLDocumentParser {
                 append(runStart..<position, to: &text)
                 position += 3
                 return
-            case 0x0D:
+            case 0x0D where !options.keepsTextAsWritten:
                 append(runStart..<position, to: &text)
                 text.append(0x0A)
                 position += byte(at: position + 1) == 0x0A ? 2 : 1

@@ -18,8 +18,31 @@ struct XMLDocumentParser {
     /// memory a hostile one can cost (the tree's own recursive equality and destruction included).
     static let maximumDepth = 512
 
+    /// What a caller may change about a parse; the defaults are `xml()`'s.
+    struct Options {
+        /// How deeply elements may nest.
+        var maximumDepth = XMLDocumentParser.maximumDepth
+        /// Whether an element's text is kept as written: the whitespace around it, and line ends as
+        /// they are (XML reads CR LF and a lone CR as LF). A property list's `<string>` must be, as
+        /// Core Foundation and `PropertyListDecoder` read it; `xml()` trims and normalizes.
+        var keepsTextAsWritten = false
+        /// Whether whitespace may come before the XML declaration and a document may be UTF-16
+        /// with a byte order mark: not well-formed XML, but property lists arrive so and
+        /// `PropertyListDecoder` read them.
+        var acceptsLooseStart = false
+    }
+
+    /// The message of the error for nesting deeper than `limit`, so that a caller can tell it.
+    static func nestingMessage(limit: Int) -> String {
+        "elements nested more than \(limit) deep"
+    }
+
     /// The document's bytes; every read goes through `byte(at:)` or is behind a bounds check.
     let bytes: UnsafeBufferPointer<UInt8>
+    /// What this parse may do.
+    var options = Options()
+    /// Whether `bytes` is a UTF-8 copy of a UTF-16 document, whose declaration may then name UTF-16.
+    var isTranscodedFromUTF16 = false
     /// Where the document starts: after a byte order mark, so columns do not count it.
     var documentStart = 0
     /// The offset of the next byte to read.
@@ -28,21 +51,33 @@ struct XMLDocumentParser {
     /// reference to one gets a clearer error than an undeclared one.
     var declaredEntities: Set<String> = []
 
-    /// Creates a parser at the start of `bytes`.
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    /// Creates a parser at the start of `bytes` that parses with `options`.
+    init(bytes: UnsafeBufferPointer<UInt8>, options: Options = Options()) {
         self.bytes = bytes
+        self.options = options
     }
 
     /// The root element of the document in `bytes` (UTF-8, or ISO-8859-1 when the XML declaration
     /// says so), or the first well-formedness error with its line and column.
-    static func parse(_ bytes: some Collection<UInt8>) throws(XMLSyntaxError) -> XMLValue {
-        try withContiguousBytes(of: bytes) { buffer throws(XMLSyntaxError) in try parse(buffer) }
+    static func parse(_ bytes: some Collection<UInt8>, options: Options = Options()) throws(XMLSyntaxError) -> XMLValue
+    {
+        try withContiguousBytes(of: bytes) { buffer throws(XMLSyntaxError) in try parse(buffer, options: options) }
     }
 
-    /// The root element of the document in `buffer`; see `parse(_:)`.
-    static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(XMLSyntaxError) -> XMLValue {
-        var parser = XMLDocumentParser(bytes: buffer)
+    /// The root element of the document in `buffer`; see `parse(_:options:)`.
+    static func parse(_ buffer: UnsafeBufferPointer<UInt8>, options: Options = Options()) throws(XMLSyntaxError)
+        -> XMLValue
+    {
+        if options.acceptsLooseStart, let utf8 = try transcodeUTF16(buffer) {
+            return try withContiguousBytes(of: utf8) { utf8 throws(XMLSyntaxError) in
+                var parser = XMLDocumentParser(bytes: utf8, options: options)
+                parser.isTranscodedFromUTF16 = true
+                return try parser.readDeclarationAndDocument()
+            }
+        }
+        var parser = XMLDocumentParser(bytes: buffer, options: options)
         let hasByteOrderMark = try parser.skipByteOrderMark()
+        if options.acceptsLooseStart { parser.skipWhitespace() }
         switch try parser.readXMLDeclaration() {
         case .utf8:
             return try parser.readDocument()
@@ -53,14 +88,20 @@ struct XMLDocumentParser {
             // Every Latin-1 byte is one character, so lines and columns in the UTF-8 copy are
             // those of the original.
             let utf8 = transcodeLatin1(buffer)
-            return try utf8.withUnsafeBufferPointer { utf8 in
-                Result { () throws(XMLSyntaxError) in
-                    var parser = XMLDocumentParser(bytes: utf8)
-                    _ = try parser.readXMLDeclaration()
-                    return try parser.readDocument()
-                }
-            }.get()
+            return try withContiguousBytes(of: utf8) { utf8 throws(XMLSyntaxError) in
+                var parser = XMLDocumentParser(bytes: utf8, options: options)
+                return try parser.readDeclarationAndDocument()
+            }
         }
+    }
+
+    /// The XML declaration and the document, in a UTF-8 copy of a document in another encoding.
+    private mutating func readDeclarationAndDocument() throws(XMLSyntaxError) -> XMLValue {
+        if options.acceptsLooseStart { skipWhitespace() }
+        if case .latin1 = try readXMLDeclaration(), isTranscodedFromUTF16 {
+            throw error("the document declares ISO-8859-1 but starts with a UTF-16 byte order mark", at: 0)
+        }
+        return try readDocument()
     }
 
     /// An element whose start tag has been read and whose end tag has not.
@@ -75,12 +116,15 @@ struct XMLDocumentParser {
         var text: [UInt8] = []
 
         /// The finished element: its text trimmed at both ends of XML whitespace only (a no-break
-        /// space is text), and decoded (it was validated as UTF-8 on the way in).
-        func finished() -> XMLValue {
+        /// space is text) unless it `keepsTextAsWritten`, and decoded (it was validated as UTF-8 on
+        /// the way in).
+        func finished(keepsTextAsWritten: Bool) -> XMLValue {
             var first = text.startIndex
             var last = text.endIndex
-            while first < last, XMLDocumentParser.isWhitespace(text[first]) { first += 1 }
-            while last > first, XMLDocumentParser.isWhitespace(text[last - 1]) { last -= 1 }
+            if !keepsTextAsWritten {
+                while first < last, XMLDocumentParser.isWhitespace(text[first]) { first += 1 }
+                while last > first, XMLDocumentParser.isWhitespace(text[last - 1]) { last -= 1 }
+            }
             var value = value
             value.text = String(decoding: text[first..<last], as: UTF8.self)
             return value
@@ -104,7 +148,7 @@ struct XMLDocumentParser {
                         throw error(root == nil ? "end tag without a start tag" : "end tag after the root element")
                     }
                     try readEndTag(closing: element)
-                    let value = element.finished()
+                    let value = element.finished(keepsTextAsWritten: options.keepsTextAsWritten)
                     if open.isEmpty {
                         root = value
                     } else {
@@ -129,16 +173,17 @@ struct XMLDocumentParser {
                     }
                 default:
                     if root != nil, open.isEmpty { throw error("a second root element") }
-                    if open.count == Self.maximumDepth {
-                        throw error("elements nested more than \(Self.maximumDepth) deep")
+                    if open.count == options.maximumDepth {
+                        throw error(Self.nestingMessage(limit: options.maximumDepth))
                     }
                     let (element, isEmpty) = try readStartTag()
                     if !isEmpty {
                         open.append(element)
                     } else if open.isEmpty {
-                        root = element.finished()
+                        root = element.finished(keepsTextAsWritten: options.keepsTextAsWritten)
                     } else {
-                        open[open.count - 1].value.children.append(element.finished())
+                        open[open.count - 1].value.children.append(
+                            element.finished(keepsTextAsWritten: options.keepsTextAsWritten))
                     }
                 }
             } else if open.isEmpty {
