@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceTesting
+import Synchronization
 import Testing
 
 @Suite("CurlTransport failures, timeouts and limits")
@@ -122,30 +123,49 @@ struct CurlTransportFailureTests {
 
     @Test func suspendAndResume() async throws {
         try await withServer { server, transport in
-            let request = try Request(
-                // Six seconds of dripping: long enough that a test thread starved by a busy machine
-                // still suspends the transfer well before its end.
-                url: server.url(for: .drip(bytes: 6_000, chunks: 60, interval: .milliseconds(100))),
-                options: options(idle: .milliseconds(400))
-            ).prepared()
+            let idle = Duration.seconds(1)
+            // A body the server sends as fast as it is read, much larger than what the loop reads
+            // in one round: unread bytes wait in the socket for the whole suspension, and no pause in
+            // the server's sending can look like a stall.
+            let size = 16 << 20
+            let request = try Request(url: server.url(for: .bytes(size)), options: options(idle: idle)).prepared()
             let control = TransferControl()
             let recorder = TransferRecorder()
-            transport.transfer(request, control: control).start(recorder.observer)
-            #expect(await recorder.wait { $0.bodyBytes > 0 })
-            control.suspend()
-            try await Task.sleep(for: .milliseconds(100))
+            let record = recorder.observer
+            let suspendedOnce = Atomic(false)
+            transport.transfer(request, control: control).start(
+                Observer { event in
+                    // Suspended on the loop thread as the first chunk arrives (before it is
+                    // recorded), however late this test's task gets to run.
+                    if case .value(.body) = event, !suspendedOnce.exchange(true, ordering: .relaxed) {
+                        control.suspend()
+                    }
+                    record.send(event)
+                })
+            #expect(await recorder.wait(seconds: 30) { $0.bodyBytes > 0 })
+            // The loop handles commands in order: a request sent after the suspension is answered
+            // only once the pause is in effect, so no byte arrives after this count.
+            try await loopHasHandledEarlierCommands(transport, server)
             let bytesWhenSuspended = recorder.bodyBytes
-            // Otherwise the suspension began too late to show anything.
-            #expect(bytesWhenSuspended < 5_000, "suspended only after \(bytesWhenSuspended) of 6,000 bytes")
-            // Suspended for longer than the idle timeout: it must not fire, and no bytes arrive.
-            try await Task.sleep(for: .milliseconds(700))
+            #expect(bytesWhenSuspended < size, "suspended only after \(bytesWhenSuspended) of \(size) bytes")
+            #expect(recorder.terminal == nil, "\(String(describing: recorder.terminal))")
+            // Suspended for twice the idle timeout: it must not fire, and no bytes arrive. The request
+            // after the wait has the loop go round, checking for idle transfers, after the wait.
+            try await Task.sleep(for: idle * 2)
+            try await loopHasHandledEarlierCommands(transport, server)
             #expect(recorder.bodyBytes == bytesWhenSuspended)
-            #expect(recorder.terminal == nil)
+            #expect(recorder.terminal == nil, "\(String(describing: recorder.terminal))")
             control.resume()
-            #expect(await recorder.wait { $0.terminal != nil })
-            #expect(recorder.bodyBytes == 6_000)
-            #expect(recorder.terminal?.isCompleted == true)
+            #expect(await recorder.wait(seconds: 30) { $0.terminal != nil })
+            #expect(recorder.bodyBytes == size)
+            #expect(recorder.terminal?.isCompleted == true, "\(String(describing: recorder.terminal))")
         }
+    }
+
+    /// Returns once `transport`'s loop has handled every command sent before the call (its commands
+    /// are handled in order, and a request's response comes after its start command was handled).
+    private func loopHasHandledEarlierCommands(_ transport: CurlTransport, _ server: MockServer) async throws {
+        _ = try await transport.send(server.url(for: .echo))
     }
 
     @Test func aPostIsNeverSentTwice() async throws {

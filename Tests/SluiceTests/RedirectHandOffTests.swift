@@ -71,19 +71,32 @@ struct RedirectHandOffTests {
         let transport = HandOffTransport()
         let client = try Client(baseURL: "http://example.test", transport: transport)
         let task = Task { try await client.get("http://example.test/start").value }
-        transport.hook.withLock { $0 = { task.cancel() } }
-        try await Task.sleep(for: .milliseconds(100))  // the request has started
+        let cancelled = Atomic(false)
+        transport.hook.withLock {
+            $0 = {
+                task.cancel()
+                cancelled.store(true, ordering: .releasing)
+            }
+        }
+        // The first hop answers only once `go` is signalled, which is after the hook is in place:
+        // however late the task starts its request, the cancellation lands in the hand-off.
         transport.go.signal()
         let finished = Atomic(false)
         Task {
             _ = await task.result
-            finished.store(true, ordering: .relaxed)
+            finished.store(true, ordering: .releasing)
         }
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !finished.load(ordering: .relaxed) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let resumed = finished.load(ordering: .relaxed)
+        // A lost resume hangs forever; the bound only turns that into a failure. It is far beyond
+        // what a healthy machine takes, though in a full run the few jobs that resume the task wait
+        // behind every other test's on the cooperative threads: over ten seconds on two cores.
+        let resumed = await eventually(timeout: .seconds(120)) { finished.load(ordering: .acquiring) }
         #expect(resumed, "the awaiting task never resumed")
+        let cancelledInTheHandOff = cancelled.load(ordering: .acquiring)
+        #expect(cancelledInTheHandOff, "the task was cancelled during the hand-off")
+        guard resumed else { return }
+        switch await task.result {
+        case .success(let response): Issue.record("the cancelled task received a response: \(response.status)")
+        case .failure(let error): #expect((error as? SluiceError)?.code == .cancelled, "\(error)")
+        }
     }
 }
