@@ -25,23 +25,26 @@ public final class TransferControl: Sendable {
     /// Moves bytes again after `suspend()`.
     public func resume() { set(suspended: false) }
 
+    // Commands are sent while the lock is held, so the loop receives them in the order the state
+    // changed: sent after unlocking, a `resume()` racing with `bind` could overtake the pause that
+    // `bind` sends for a control suspended earlier, and the transfer would stay paused for good
+    // while `isSuspended` said false. Holding this lock while the queue takes its own is safe:
+    // nothing takes them in the other order.
     private func set(suspended: Bool) {
-        let target = state.withLock { s -> (CommandQueue, UInt64)? in
-            guard s.isSuspended != suspended else { return nil }
+        state.withLock { s in
+            guard s.isSuspended != suspended else { return }
             s.isSuspended = suspended
-            guard let queue = s.queue, let id = s.id else { return nil }
-            return (queue, id)
+            guard let queue = s.queue, let id = s.id else { return }
+            queue.send(suspended ? .pause(id) : .resume(id))
         }
-        if let (queue, id) = target { queue.send(suspended ? .pause(id) : .resume(id)) }
     }
 
     func bind(queue: CommandQueue, id: UInt64) {
-        let suspended = state.withLock { s -> Bool in
+        state.withLock { s in
             s.queue = queue
             s.id = id
-            return s.isSuspended
+            if s.isSuspended { queue.send(.pause(id)) }
         }
-        if suspended { queue.send(.pause(id)) }
     }
 
     func unbind(id: UInt64) {
