@@ -44,11 +44,11 @@ strict: deps
 	$(SWIFT) build --build-tests --scratch-path .build-strict -Xswiftc -warnings-as-errors
 
 ## Runs the concurrency tests under the thread sanitizer: the reactive core's, and those of the
-## interceptor chain and task events (concurrent refreshes, retries, cancellation races). A report
-## fails the run.
+## interceptor chain, task events and transfer controls (concurrent refreshes, retries, cancellation
+## and suspend/resume races). A report fails the run.
 TSAN_SUITES := SluiceSignalsTests|AuthInterceptorTests|RetryInterceptorTests|RedirectInterceptorTests
 TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTests|OfflineRetryInterceptorTests
-TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|MetricsAggregatorTests
+TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|MetricsAggregatorTests|TransferControlRaceTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
