@@ -7,7 +7,8 @@ FORMAT_PATHS := Package.swift Sources Tests Playground Benchmarks/Package.swift 
 
 .PHONY: deps test demo bench docs strict tsan format lint clean
 
-## Installs libcurl's and zlib's development files, pkg-config and iproute2 when they are missing.
+## Installs libcurl's and zlib's development files, pkg-config, iproute2, nginx and openssl when
+## they are missing.
 deps:
 	@if ! pkg-config --exists libcurl 2>/dev/null; then \
 		echo "Installing libcurl4-openssl-dev and pkg-config"; \
@@ -16,6 +17,11 @@ deps:
 	@if ! pkg-config --exists zlib 2>/dev/null; then \
 		echo "Installing zlib1g-dev (gzip in SluiceTesting's MockServer)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq zlib1g-dev pkg-config; \
+	fi
+	@if [ ! -x /usr/sbin/nginx ] || ! command -v openssl >/dev/null 2>&1; then \
+		echo "Installing nginx-light and openssl (the HTTP/2 tests run a real nginx over TLS)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nginx-light openssl \
+			|| echo "nginx or openssl could not be installed: the HTTP/2 tests will be skipped"; \
 	fi
 	@if ! command -v ip >/dev/null 2>&1; then \
 		echo "Installing iproute2 (the reachability tests make a network namespace with ip)"; \

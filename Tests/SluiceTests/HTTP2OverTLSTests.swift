@@ -1,0 +1,65 @@
+import Foundation
+import Sluice
+import Testing
+
+/// HTTP/2 negotiated by ALPN and multiplexed, and TLS failures, against a real nginx over TLS.
+@Suite("HTTP/2 over TLS against nginx", .enabled(if: TLSNginx.isAvailable, "needs nginx and openssl (make deps)"))
+struct HTTP2OverTLSTests {
+    /// Options for the test server, whose self-signed certificate nobody trusts.
+    private func untrusted(_ version: RequestOptions.HTTPVersionPreference = .automatic) -> RequestOptions {
+        var options = RequestOptions()
+        options.verifyTLS = false
+        options.httpVersion = version
+        return options
+    }
+
+    /// What `/protocol` answered: the protocol nginx saw and the connection's serial number.
+    private func protocolAndConnection(_ response: Response) -> (String, String) {
+        let parts = String(decoding: response.body, as: UTF8.self).split(separator: " ").map(String.init)
+        return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+    }
+
+    @Test func http2IsNegotiatedByALPN() async throws {
+        let server = try TLSNginx.start()
+        defer { server.stop() }
+        let response = try await CurlTransport().send(server.url("/protocol"), options: untrusted())
+        #expect(response.status == 200)
+        #expect(response.httpVersion == .http2)
+        #expect(protocolAndConnection(response).0 == "HTTP/2.0")
+    }
+
+    @Test func concurrentRequestsShareOneMultiplexedConnection() async throws {
+        let server = try TLSNginx.start()
+        defer { server.stop() }
+        let transport = CurlTransport()
+        let url = server.url("/protocol")
+        let options = untrusted()
+        // Started together, before any connection exists: libcurl waits for the first connection's
+        // ALPN answer (CURLOPT_PIPEWAIT) instead of opening one connection per request.
+        let answers = try await withThrowingTaskGroup(of: (String, String).self) { group in
+            for _ in 0..<32 {
+                group.addTask { protocolAndConnection(try await transport.send(url, options: options)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 32)
+        #expect(Set(answers.map(\.0)) == ["HTTP/2.0"])
+        #expect(Set(answers.map(\.1)).count == 1, "connections: \(Set(answers.map(\.1)).sorted())")
+    }
+
+    @Test func anHTTP1PreferenceStaysOnHTTP1OverTLS() async throws {
+        let server = try TLSNginx.start()
+        defer { server.stop() }
+        let response = try await CurlTransport().send(server.url("/protocol"), options: untrusted(.http1_1))
+        #expect(response.httpVersion == .http1_1)
+        #expect(protocolAndConnection(response).0 == "HTTP/1.1")
+    }
+
+    @Test func anUntrustedCertificateFailsWithATLSError() async throws {
+        let server = try TLSNginx.start()
+        defer { server.stop() }
+        let transport = CurlTransport()
+        let error = await expectFailure(.tlsFailure) { try await transport.send(server.url("/protocol")) }
+        #expect(error?.message.contains("certificate") == true, "\(String(describing: error))")
+    }
+}

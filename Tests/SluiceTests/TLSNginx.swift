@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real nginx serving HTTPS, with HTTP/2 offered by ALPN, on 127.0.0.1 and a free port, for the
+/// tests that need a TLS server (MockServer speaks plain HTTP/1.1). Its self-signed certificate,
+/// made by the `openssl` tool for 127.0.0.1, is in `certificateFile`.
+///
+/// `/protocol` answers with the protocol nginx saw and the serial number of the connection it came
+/// on (`$server_protocol $connection`), which is how a test sees multiplexing from the server's side.
+///
+/// `make deps` installs nginx and openssl; `isAvailable` is false without them.
+final class TLSNginx {
+    /// The port nginx listens on, on 127.0.0.1.
+    let port: Int
+    /// The server's certificate (PEM).
+    let certificateFile: URL
+    private let directory: URL
+    private let process: Process
+
+    /// The nginx executable, if one is installed.
+    static let executable = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// Whether nginx and openssl are installed.
+    static var isAvailable: Bool {
+        executable != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+    }
+
+    /// The URL of `path` on this server.
+    func url(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
+
+    /// Makes a certificate and a configuration in a new temporary directory, starts nginx on them
+    /// and returns once it accepts connections.
+    static func start() throws -> TLSNginx {
+        guard let executable else { throw Failure("nginx is not installed (make deps installs it)") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-tls-nginx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.path
+        try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-days", "2", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+        let port = try freePort()
+        // One process, no workers: nothing to drop privileges to, and one signal stops it. Temporary
+        // paths point into the directory, so nginx writes nothing outside it.
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(path)/nginx.pid;
+            error_log \(path)/error.log;
+            events { worker_connections 256; }
+            http {
+                access_log off;
+                client_body_temp_path \(path)/body;
+                proxy_temp_path \(path)/proxy;
+                fastcgi_temp_path \(path)/fastcgi;
+                uwsgi_temp_path \(path)/uwsgi;
+                scgi_temp_path \(path)/scgi;
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(path)/cert.pem;
+                    ssl_certificate_key \(path)/key.pem;
+                    location = /protocol {
+                        default_type text/plain;
+                        return 200 "$server_protocol $connection";
+                    }
+                }
+            }
+            """
+        try Data(configuration.utf8).write(to: directory.appendingPathComponent("nginx.conf"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = TLSNginx(port: port, directory: directory, process: process)
+        do {
+            try server.waitUntilAccepting()
+        } catch {
+            server.stop()
+            throw error
+        }
+        return server
+    }
+
+    private init(port: Int, directory: URL, process: Process) {
+        self.port = port
+        self.directory = directory
+        self.process = process
+        certificateFile = directory.appendingPathComponent("cert.pem")
+    }
+
+    /// Stops nginx and deletes its directory.
+    func stop() {
+        // SIGKILL: spawned by `Process` from the test process, nginx ignored SIGTERM here (a child
+        // keeps the signal mask it was spawned with). It has no workers and nothing to save.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Polls the port until nginx accepts a connection; fails after 10 s or if nginx exits.
+    private func waitUntilAccepting() throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else {
+                let log =
+                    (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+                throw Failure("nginx exited at start: \(log)")
+            }
+            if Self.accepts(port: port) { return }
+            usleep(20_000)
+        }
+        throw Failure("nginx did not accept connections on 127.0.0.1:\(port) within 10 s")
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A port that was free a moment ago: the kernel's choice for a socket bound to port 0.
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure("socket failed") }
+        defer { close(descriptor) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw Failure("cannot bind a loopback socket") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+
+    /// Runs a tool to its end; throws if it fails.
+    private static func run(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+    }
+
+    /// Why the server could not be started.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
