@@ -54,6 +54,12 @@ static inline CURLcode sluice_easy_setopt_seek_function(CURL *handle, curl_seek_
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
 
+/// CURLOPT_PREREQFUNCTION: called before each attempt to send the request, on a new or reused
+/// connection (libcurl calls it again when it retries on a fresh connection).
+static inline CURLcode sluice_easy_setopt_prereq_function(CURL *handle, curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
 static inline CURLcode sluice_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list) {
     return curl_easy_setopt(handle, option, list);
 }
@@ -69,6 +75,8 @@ static const size_t SLUICE_READFUNC_PAUSE = CURL_READFUNC_PAUSE;
 static const size_t SLUICE_READFUNC_ABORT = CURL_READFUNC_ABORT;
 static const int SLUICE_SEEKFUNC_OK = CURL_SEEKFUNC_OK;
 static const int SLUICE_SEEKFUNC_CANTSEEK = CURL_SEEKFUNC_CANTSEEK;
+static const int SLUICE_PREREQFUNC_OK = CURL_PREREQFUNC_OK;
+static const int SLUICE_PREREQFUNC_ABORT = CURL_PREREQFUNC_ABORT;
 static const int SLUICE_PAUSE_ALL = CURLPAUSE_ALL;
 static const int SLUICE_PAUSE_CONT = CURLPAUSE_CONT;
 static const long SLUICE_PIPE_MULTIPLEX = CURLPIPE_MULTIPLEX;

@@ -37,6 +37,8 @@ enum AbortReason: Equatable {
     case idleTimeout
     case fileWrite(String)
     case bodyRead(String)
+    /// libcurl set out to send a non-idempotent request a second time (`TransferContext.beginAttempt`).
+    case notSentAgain
 }
 
 extension SluiceError {
@@ -62,6 +64,8 @@ extension SluiceError {
                 self.init(.fileWriteFailed, "Writing the download from \(url) failed: \(reason).", curlCode: curlCode)
             case .bodyRead(let reason):
                 self.init(.invalidBody, "Reading the request body for \(url) failed: \(reason).", curlCode: curlCode)
+            case .notSentAgain:
+                self.init(.connectionLost, Self.notSentAgain(url), curlCode: curlCode)
             }
             return
         }
@@ -98,14 +102,17 @@ extension SluiceError {
             self.init(.responseTooLarge, "The response body from \(url) is too large: \(detail).", curlCode: curlCode)
         case CURLE_SEND_FAIL_REWIND:
             // A reused connection died under a non-idempotent request; Sluice refused to replay it.
-            self.init(
-                .connectionLost,
-                "The connection to \(url) was lost while sending; the request was not sent again because its method is not idempotent.",
-                curlCode: curlCode)
+            self.init(.connectionLost, Self.notSentAgain(url), curlCode: curlCode)
         case CURLE_READ_ERROR:
             self.init(.invalidBody, "The request body for \(url) could not be sent: \(detail).", curlCode: curlCode)
         default:
             self.init(.transportFailure, "The transfer from \(url) failed: \(detail).", curlCode: curlCode)
         }
+    }
+
+    /// A reused connection died under a non-idempotent request, which Sluice did not let libcurl
+    /// send again: its first attempt may have reached the server.
+    private static func notSentAgain(_ url: String) -> String {
+        "The connection to \(url) was lost while sending; the request was not sent again because its method is not idempotent."
     }
 }

@@ -10,6 +10,14 @@ enum EasyConfigurator {
     /// Receive buffer for downloads to a file: raw libcurl goes from about 2 to 5 GB/s with it here.
     static let bulkReceiveBufferSize = 512 * 1024
 
+    /// The largest in-memory body sent in the same write as the request's head. libcurl puts a
+    /// body it holds in memory (CURLOPT_POSTFIELDS) into the head's buffer when it is smaller than
+    /// 64 KiB; a body it reads through the read callback always goes in a write of its own, after
+    /// the head has gone out and the socket is writable again: a second `send` and another round
+    /// of the loop for every small POST (1 KiB POSTs with 64 in flight made 2 sends per request,
+    /// raw libcurl with POSTFIELDS 1).
+    static let inlineBodyLimit = 64 * 1024 - 1
+
     /// A new handle with the options that are the same for every transfer: set once here, never
     /// reset (a pooled handle keeps its options, see `EasyHandle.settings`).
     static func makeHandle() throws(SluiceError) -> EasyHandle {
@@ -25,6 +33,7 @@ enum EasyConfigurator {
         // libcurl calls these only for requests that send a body, which set their data pointers.
         try easy.set(CURLOPT_READFUNCTION, readCallback: readCallback)
         try easy.set(seekCallback: seekCallback)
+        try easy.set(prerequestCallback: prerequestCallback)
         return easy
     }
 
@@ -94,6 +103,7 @@ enum EasyConfigurator {
             try easy.set(CURLOPT_HEADERDATA, pointer: context.userData)
             try easy.set(CURLOPT_WRITEDATA, pointer: context.userData)
             try easy.set(CURLOPT_PRIVATE, pointer: context.userData)
+            try easy.set(CURLOPT_PREREQDATA, pointer: context.userData)
             easy.settings.context = context.userData
         }
 
@@ -110,15 +120,18 @@ enum EasyConfigurator {
         if case .empty = request.body { hasBody = false } else { hasBody = true }
         // Methods that carry a body by convention send an empty one with Content-Length: 0.
         let sendsBody = hasBody || request.method == .post || request.method == .put || request.method == .patch
-        try configureMethodAndBody(context, hasBody: hasBody, sendsBody: sendsBody)
+        let inlineBody = try configureMethodAndBody(context, hasBody: hasBody, sendsBody: sendsBody)
+        // libcurl sends a POST, and any request whose body it holds in memory, as a form unless told
+        // otherwise.
+        let formByDefault = request.method == .post || inlineBody
         // The header lines depend on these only; a pooled handle that sent the same ones keeps its
         // list without the lines being formatted again (the defaults usually share their storage,
         // which makes the comparison a pointer check).
         let headerSource = EasyHandle.HeaderSource(
-            headers: request.headers, isPost: request.method == .post, sendsBody: sendsBody,
+            headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody,
             decompress: options.decompress)
         if easy.headerSource != headerSource {
-            try easy.setHeaders(headerLines(for: request, sendsBody: sendsBody))
+            try easy.setHeaders(headerLines(for: request, formByDefault: formByDefault, sendsBody: sendsBody))
             easy.headerSource = headerSource
         }
     }
@@ -139,22 +152,21 @@ enum EasyConfigurator {
         return url.withUnsafeFileSystemRepresentation { path in path.map { open($0, flags, 0o644) } ?? -1 }
     }
 
+    /// Sets the method and how the body is sent; returns whether the body goes to libcurl in memory,
+    /// with the head (see `inlineBodyLimit`).
     private static func configureMethodAndBody(
         _ context: TransferContext, hasBody: Bool, sendsBody: Bool
-    ) throws(SluiceError) {
+    ) throws(SluiceError) -> Bool {
         let easy = context.easy
         let request = context.request
         let length = request.body.knownLength
 
-        do {
-            context.bodyReader = try TransferContext.makeReader(for: request.body)
-        } catch let error as SluiceError {
-            throw error
-        } catch {
-            throw SluiceError(.invalidBody, "The request body cannot be read: \(error).", underlyingError: error)
-        }
-
         if easy.settings.methodChanged {
+            if easy.settings.inlineBody {
+                // First: setting POSTFIELDS makes the handle a POST again, which HTTPGET undoes.
+                try easy.set(CURLOPT_POSTFIELDS, pointer: nil)
+                easy.settings.inlineBody = false
+            }
             // Back to a plain GET (HTTPGET also turns NOBODY and UPLOAD off), with no body sizes and
             // no pointers to the previous transfer's context.
             try easy.set(CURLOPT_HTTPGET, true)
@@ -164,6 +176,19 @@ enum EasyConfigurator {
             try easy.set(CURLOPT_READDATA, pointer: nil)
             try easy.set(CURLOPT_SEEKDATA, pointer: nil)
             easy.settings.methodChanged = false
+        }
+
+        // (A HEAD sends no body: libcurl must know it for what it is, to expect no body back.)
+        if case .data(let data) = request.body, !data.isEmpty, data.count <= inlineBodyLimit, request.method != .head {
+            try setInlineBody(data, context)
+            return true
+        }
+        do {
+            context.bodyReader = try TransferContext.makeReader(for: request.body)
+        } catch let error as SluiceError {
+            throw error
+        } catch {
+            throw SluiceError(.invalidBody, "The request body cannot be read: \(error).", underlyingError: error)
         }
         switch request.method {
         case .head:
@@ -189,6 +214,28 @@ enum EasyConfigurator {
             try easy.set(CURLOPT_READDATA, pointer: context.userData)
             try easy.set(CURLOPT_SEEKDATA, pointer: context.userData)
         }
+        return false
+    }
+
+    /// Gives libcurl a copy of a small in-memory body, which it sends with the head. libcurl may
+    /// send such a body again by itself (when a reused connection turns out dead) without asking to
+    /// rewind it: the prerequest callback refuses that second attempt for a non-idempotent method
+    /// (`TransferContext.beginAttempt`), as the seek callback does for a body read in pieces.
+    private static func setInlineBody(_ data: Data, _ context: TransferContext) throws(SluiceError) {
+        let easy = context.easy
+        let method = context.request.method
+        easy.settings.methodChanged = true
+        easy.settings.inlineBody = true
+        if method != .post { try easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        // The size first: COPYPOSTFIELDS copies that many bytes (the copy lives until the handle's
+        // next body or its cleanup; the request's `Data` has no stable address to lend).
+        try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: Int64(data.count))
+        let code = data.withUnsafeBytes { bytes in
+            sluice_easy_setopt_pointer(
+                easy.raw, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+        }
+        try Curl.check(code, "the request body")
+        context.inlineBodyLength = Int64(data.count)
     }
 
     /// The request's header lines. Framing headers come from the body, not from the user;
@@ -196,12 +243,12 @@ enum EasyConfigurator {
     /// is the form Content-Type libcurl would invent for a POST that has none. With decompression
     /// on, the Accept-Encoding header libcurl would add is given here, made once: libcurl formats
     /// its own anew for every request.
-    private static func headerLines(for request: Request, sendsBody: Bool) -> [String] {
+    private static func headerLines(for request: Request, formByDefault: Bool, sendsBody: Bool) -> [String] {
         var lines: [String] = []
         lines.reserveCapacity(request.headers.count + 3)
         var hasExpect = false
         var hasAcceptEncoding = false
-        if request.method == .post && !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
+        if formByDefault && !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
         for field in request.headers {
             if field.name.caseInsensitiveEquals("Content-Length")
                 || field.name.caseInsensitiveEquals("Transfer-Encoding")
@@ -245,5 +292,9 @@ extension EasyHandle {
 
     func set(seekCallback: curl_seek_callback) throws(SluiceError) {
         try Curl.check(sluice_easy_setopt_seek_function(raw, seekCallback), "the seek callback")
+    }
+
+    func set(prerequestCallback: curl_prereq_callback) throws(SluiceError) {
+        try Curl.check(sluice_easy_setopt_prereq_function(raw, prerequestCallback), "the prerequest callback")
     }
 }

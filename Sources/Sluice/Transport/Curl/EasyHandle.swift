@@ -21,14 +21,15 @@ final class EasyHandle {
     /// The inputs of a request's header lines (see `EasyConfigurator`).
     struct HeaderSource: Equatable {
         var headers: HTTPHeaders
-        var isPost: Bool
+        /// Whether libcurl would send the body as a form (a POST, or any body it holds in memory).
+        var formByDefault: Bool
         var sendsBody: Bool
         var decompress: Bool
 
         /// Equal when the lines would be the same text: names compare exactly here, not
         /// case-insensitively as `HTTPHeaders` compares them, since a name's case goes on the wire.
         static func == (lhs: HeaderSource, rhs: HeaderSource) -> Bool {
-            lhs.isPost == rhs.isPost && lhs.sendsBody == rhs.sendsBody && lhs.decompress == rhs.decompress
+            lhs.formByDefault == rhs.formByDefault && lhs.sendsBody == rhs.sendsBody && lhs.decompress == rhs.decompress
                 && lhs.headers.isIdentical(to: rhs.headers)
         }
     }
@@ -42,7 +43,8 @@ final class EasyHandle {
     struct Settings {
         /// CURLOPT_URL.
         var url: String?
-        /// CURLOPT_HEADERDATA, CURLOPT_WRITEDATA and CURLOPT_PRIVATE: the transfer's context.
+        /// CURLOPT_HEADERDATA, CURLOPT_WRITEDATA, CURLOPT_PRIVATE and CURLOPT_PREREQDATA: the
+        /// transfer's context.
         var context: UnsafeMutableRawPointer?
         /// CURLOPT_CONNECTTIMEOUT_MS, as the request gave it (nil: libcurl's default).
         var connectTimeout: Duration?
@@ -63,6 +65,9 @@ final class EasyHandle {
         /// Whether anything but a plain GET's method options were set (method, body size, upload,
         /// read and seek data), so that they must be put back before the next transfer.
         var methodChanged = false
+        /// Whether CURLOPT_POSTFIELDS holds a copy of the previous body (see
+        /// `EasyConfigurator.inlineBodyLimit`).
+        var inlineBody = false
     }
 
     init() throws(SluiceError) {

@@ -35,6 +35,10 @@ final class TransferContext {
     @exclusivity(unchecked) var activitySeen: UInt64 = 0
     @exclusivity(unchecked) var lastActivity: ContinuousClock.Instant
     @exclusivity(unchecked) var isPaused = false
+    /// The length of a body handed to libcurl whole, with the head (0: none, or read in pieces).
+    @exclusivity(unchecked) var inlineBodyLength: Int64 = 0
+    /// How many times libcurl set out to send the request (see `beginAttempt`).
+    @exclusivity(unchecked) private var attempts = 0
 
     @exclusivity(unchecked) private var parser = HeaderBlockParser()
     @exclusivity(unchecked) private var headerBytes = 0
@@ -76,6 +80,8 @@ final class TransferContext {
     /// number of bytes consumed, or 0 to make libcurl abort.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
         activity &+= 1
+        // A body sent with the head has gone out whole once an answer comes.
+        if sent < inlineBodyLength { inlineBodySent() }
         headerBytes += bytes.count
         if headerBytes > maximumHeaderSize {
             abortReason = .headersTooLarge(limit: maximumHeaderSize)
@@ -176,6 +182,25 @@ final class TransferContext {
         }
     }
 
+    /// Counts and reports the body libcurl sent from its own copy, with no read callback.
+    private func inlineBodySent() {
+        sent = inlineBodyLength
+        if case .events(let observer) = sink {
+            observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
+        }
+    }
+
+    /// libcurl is about to send the request, on a new or a reused connection; returns whether it
+    /// may. A second attempt is libcurl retrying by itself after a reused connection died before
+    /// any answer: refused for a non-idempotent method, whose first attempt may have reached the
+    /// server (a body libcurl holds in memory is sent again without the seek callback's consent).
+    func beginAttempt() -> Int32 {
+        attempts += 1
+        guard attempts > 1, !request.method.isIdempotent else { return SLUICE_PREREQFUNC_OK }
+        abortReason = .notSentAgain
+        return SLUICE_PREREQFUNC_ABORT
+    }
+
     /// Rewinds the body to its start, which libcurl asks for before re-sending it on a new
     /// connection. Refused for non-idempotent methods, so a POST is never sent twice.
     func rewindBody(to offset: Int64) -> Int32 {
@@ -274,6 +299,11 @@ let readCallback: curl_read_callback = { pointer, size, count, userData in
     guard let userData else { return Int(SLUICE_READFUNC_ABORT) }
     return TransferContext.from(userData).readBody(
         into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+}
+
+let prerequestCallback: curl_prereq_callback = { userData, _, _, _, _ in
+    guard let userData else { return SLUICE_PREREQFUNC_OK }
+    return TransferContext.from(userData).beginAttempt()
 }
 
 let seekCallback: curl_seek_callback = { userData, offset, origin in

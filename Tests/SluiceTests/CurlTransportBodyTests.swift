@@ -1,0 +1,124 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+/// Small in-memory bodies go to libcurl whole and leave with the request's head; larger ones, files
+/// and providers are read in pieces. A pooled handle passes from one kind to the other.
+@Suite("CurlTransport request bodies")
+struct CurlTransportBodyTests {
+    private static let kilobyte = Data((0..<1_024).map { UInt8(($0 * 7) % 256) })
+
+    @Test(arguments: [HTTPMethod.post, .put, .patch, .delete, .get, "PROPFIND"])
+    func aSmallBodyArrivesExactlyWithNoHeadersItDidNotAskFor(method: HTTPMethod) async throws {
+        try await withServer { server, transport in
+            _ = try await transport.send(method, server.url(for: .echo), body: .data(Self.kilobyte))
+            let recorded = try #require(server.recordedRequests.last)
+            #expect(recorded.method == method.rawValue)
+            #expect(recorded.body == Self.kilobyte)
+            #expect(recorded.headers["Content-Length"] == "1024")
+            // libcurl would call a body it holds a form, and ask to continue before sending it.
+            #expect(!recorded.headers.contains("Content-Type"))
+            #expect(!recorded.headers.contains("Expect"))
+
+            _ = try await transport.send(
+                method, server.url(for: .echo), headers: ["Content-Type": "application/json"],
+                body: .data(Data("{}".utf8)))
+            let typed = try #require(server.recordedRequests.last)
+            #expect(typed.headers.values(for: "Content-Type") == ["application/json"])
+            #expect(typed.body == Data("{}".utf8))
+        }
+    }
+
+    @Test func aPooledHandlePassesBetweenBodiesSentWithTheHeadAndBodiesReadInPieces() async throws {
+        try await withServer { server, transport in
+            let large = Data((0..<200_000).map { UInt8(($0 * 13) % 251) })
+            let small = Data("small".utf8)
+            let steps: [(HTTPMethod, RequestBody, Data)] = [
+                (.post, .data(Self.kilobyte), Self.kilobyte),
+                (.get, .empty, Data()),
+                (.post, .data(large), large),
+                (.put, .data(small), small),
+                (.head, .empty, Data()),
+                (.post, .data(Self.kilobyte), Self.kilobyte),
+                (.post, .data(small), small),
+                (.patch, .data(large), large),
+                (.post, .empty, Data()),
+                (.get, .empty, Data()),
+            ]
+            for (index, (method, body, expected)) in steps.enumerated() {
+                let url = server.url(for: method == .head ? .bytes(10) : .echo)
+                let response = try await transport.send(method, url, body: body)
+                #expect(response.status == 200, "step \(index)")
+                let recorded = try #require(server.recordedRequests.last)
+                #expect(recorded.method == method.rawValue, "step \(index)")
+                #expect(recorded.body == expected, "step \(index): \(recorded.body.count) bytes")
+                if method == .get || method == .head {
+                    #expect(!recorded.headers.contains("Content-Length"), "step \(index)")
+                } else {
+                    #expect(recorded.headers["Content-Length"] == "\(expected.count)", "step \(index)")
+                }
+            }
+            // One connection, so one pooled handle, served every step.
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    @Test func aBodySentWithTheHeadIsReportedAsSent() async throws {
+        try await withServer { server, transport in
+            let request = try Request(method: .post, url: server.url(for: .echo), body: .data(Self.kilobyte)).prepared()
+            let recorder = TransferRecorder()
+            transport.transfer(request).start(recorder.observer)
+            #expect(await recorder.wait { $0.terminal != nil })
+            let events = recorder.events
+            let uploads = events.compactMap { event -> TransferProgress? in
+                if case .value(.uploadProgress(let progress)) = event { return progress }
+                return nil
+            }
+            #expect(uploads.map(\.completed) == [1_024])
+            #expect(uploads.first?.expected == 1_024)
+            // Reported before the answer's head.
+            let uploadIndex = events.firstIndex { if case .value(.uploadProgress) = $0 { true } else { false } }
+            let headIndex = events.firstIndex { if case .value(.head) = $0 { true } else { false } }
+            #expect(try #require(uploadIndex) < #require(headIndex))
+            let metrics = events.compactMap { event -> TransferMetrics? in
+                if case .value(.completed(let metrics)) = event { return metrics }
+                return nil
+            }
+            #expect(metrics.first?.bytesSent == 1_024)
+        }
+    }
+
+    /// A POST the server reads and drops unanswered on a warm keep-alive connection: libcurl would
+    /// send it again on a new connection by itself. Whether its body went with the head (small) or
+    /// was read in pieces (large), and for PATCH too, the server sees it once.
+    @Test(arguments: [(HTTPMethod.post, 4), (.post, 200_000), (.patch, 4)])
+    func aNonIdempotentRequestIsNeverSentTwice(method: HTTPMethod, size: Int) async throws {
+        try await withServer { server, transport in
+            _ = try await transport.send(server.url(for: .echo))
+            let fault = server.url(for: .fault(.closeBeforeHeaders))
+            let error = await expectFailure(.connectionLost) {
+                try await transport.send(method, fault, body: .data(Data(repeating: 0x61, count: size)))
+            }
+            #expect(error?.message.contains("not idempotent") == true, "\(String(describing: error))")
+            #expect(server.requests(to: fault.path).count == 1)
+        }
+    }
+
+    /// An idempotent PUT whose body went with the head may be sent again on a fresh connection,
+    /// whole: libcurl resends its copy.
+    @Test func anIdempotentRequestWithASmallBodyMayBeSentAgainWhole() async throws {
+        try await withServer { server, transport in
+            _ = try await transport.send(server.url(for: .echo))
+            let fault = server.url(for: .fault(.closeBeforeHeaders))
+            _ = try? await transport.send(.put, fault, body: .data(Self.kilobyte))
+            let seen = server.requests(to: fault.path)
+            #expect(seen.count >= 1)
+            #expect(seen.allSatisfy { $0.body == Self.kilobyte })
+            // The handle is still good for the next request.
+            let response = try await transport.send(.post, server.url(for: .echo), body: .data(Self.kilobyte))
+            #expect(response.status == 200)
+            #expect(server.recordedRequests.last?.body == Self.kilobyte)
+        }
+    }
+}
