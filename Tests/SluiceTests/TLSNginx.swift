@@ -73,6 +73,25 @@ final class TLSNginx {
                         default_type text/plain;
                         return 200 "$server_protocol $connection";
                     }
+                    # Answers "METHOD body" once the whole body is read: the mirror makes nginx read
+                    # it into one buffer before the content phase, where the static module finds no
+                    # file (404, or 405 for methods it does not serve) and hands over to @body.
+                    location = /body {
+                        client_body_buffer_size 1m;
+                        client_body_in_single_buffer on;
+                        mirror /discarded;
+                        mirror_request_body on;
+                        log_not_found off;
+                        error_page 404 405 = @body;
+                    }
+                    location @body {
+                        default_type application/octet-stream;
+                        return 200 "$request_method $request_body";
+                    }
+                    location = /discarded {
+                        internal;
+                        return 204;
+                    }
                 }
             }
             """
