@@ -121,4 +121,75 @@ struct CurlTransportBodyTests {
             #expect(server.recordedRequests.last?.body == Self.kilobyte)
         }
     }
+
+    private static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+    /// A 417 to `Expect: 100-continue` comes before the body was read: libcurl sends the request
+    /// again by itself, without the expectation, which is safe for any method. The guard against
+    /// resending a non-idempotent request lets that one through: it followed an answer.
+    @Test(arguments: [1_024, 200_000])
+    func aPostAnswered417BeforeItsBodyIsSentAgain(size: Int) async throws {
+        let server = try ScriptedRawServer { index, head in
+            if head.contains("expect: 100-continue") && index == 0 {
+                return .respondBeforeBody("HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n\r\n")
+            }
+            return .respond(Self.ok)
+        }
+        defer { server.stop() }
+        let body = Data(repeating: 0x62, count: size)
+        let transport = CurlTransport()
+        let response = try await transport.send(
+            .post, server.url("/p"), headers: ["Expect": "100-continue"], body: .data(body))
+        #expect(response.status == 200)
+        #expect(server.requests.last?.body == body)
+    }
+
+    /// An answer that comes before the body went out (here a 413 to `Expect: 100-continue`) does
+    /// not make the body count as sent: progress and `bytesSent` say what libcurl really sent.
+    @Test func aBodyThatWasNotSentIsNotReportedAsSent() async throws {
+        let server = try ScriptedRawServer { _, head in
+            if head.contains("expect: 100-continue") {
+                return .respondBeforeBody(
+                    "HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            }
+            return .respond(Self.ok)
+        }
+        defer { server.stop() }
+        let request = try Request(
+            method: .post, url: server.url("/p"), headers: ["Expect": "100-continue"],
+            body: .data(Data(repeating: 0x63, count: 1_024))
+        ).prepared()
+        // Kept for the whole test: a transport that goes away shuts down its transfers.
+        let transport = CurlTransport()
+        let recorder = TransferRecorder()
+        transport.transfer(request).start(recorder.observer)
+        #expect(await recorder.wait { $0.terminal != nil })
+        let metrics = recorder.events.compactMap { event -> TransferMetrics? in
+            if case .value(.completed(let metrics)) = event { return metrics }
+            return nil
+        }
+        let uploads = recorder.events.compactMap { event -> Int64? in
+            if case .value(.uploadProgress(let progress)) = event { return progress.completed }
+            return nil
+        }
+        #expect(server.requests.allSatisfy { $0.body.isEmpty })
+        #expect(uploads.allSatisfy { $0 == 0 }, "\(uploads)")
+        #expect(metrics.first?.bytesSent == 0, "\(String(describing: recorder.terminal))")
+    }
+
+    /// The server reads a POST on a warm connection, stops listening and drops the connection
+    /// unanswered. libcurl's own retry cannot reconnect: the POST reached the server, so the error
+    /// must not say it could not connect (an offline retry would take that to mean it never left,
+    /// and send it again).
+    @Test(arguments: [4, 1_024, 200_000])
+    func aPostThatReachedTheServerIsNotReportedAsCannotConnect(size: Int) async throws {
+        let server = try ScriptedRawServer { index, _ in index == 0 ? .respond(Self.ok) : .stopListeningAndDrop }
+        defer { server.stop() }
+        let transport = CurlTransport()
+        _ = try await transport.send(server.url("/warm"))
+        await expectFailure(.connectionLost) {
+            try await transport.send(.post, server.url("/post"), body: .data(Data(repeating: 0x61, count: size)))
+        }
+        #expect(server.requests.count == 2, "the server saw the POST")
+    }
 }

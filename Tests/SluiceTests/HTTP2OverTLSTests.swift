@@ -67,6 +67,32 @@ struct HTTP2OverTLSTests {
         }
     }
 
+    /// Through a proxy, https goes through a CONNECT tunnel: the proxy's own answer to CONNECT is
+    /// not the response, and its header block never reaches the response's events.
+    @Test func aProxyTunnelsAnswerIsNotTheResponse() async throws {
+        let server = try TLSNginx.start()
+        defer { server.stop() }
+        let proxy = try ConnectProxy()
+        defer { proxy.stop() }
+        var options = untrusted()
+        options.proxy = proxy.url
+        let request = try Request(url: server.url("/protocol"), options: options).prepared()
+        let transport = CurlTransport()
+        let recorder = TransferRecorder()
+        transport.transfer(request).start(recorder.observer)
+        #expect(await recorder.wait { $0.terminal != nil })
+        let heads = recorder.events.compactMap { event -> ResponseHead? in
+            if case .value(.head(let head)) = event { return head }
+            return nil
+        }
+        #expect(heads.count == 1, "\(heads)")
+        #expect(heads.first?.status == 200)
+        #expect(heads.first?.headers.contains("Proxy-Agent") == false)
+        #expect(heads.first?.headers.contains("Server") == true)
+        #expect(recorder.terminal?.isCompleted == true, "\(String(describing: recorder.terminal))")
+        #expect(proxy.connectCount == 1)
+    }
+
     @Test func anHTTP1PreferenceStaysOnHTTP1OverTLS() async throws {
         let server = try TLSNginx.start()
         defer { server.stop() }

@@ -101,7 +101,7 @@ extension SluiceError {
         case CURLE_FILESIZE_EXCEEDED:
             self.init(.responseTooLarge, "The response body from \(url) is too large: \(detail).", curlCode: curlCode)
         case CURLE_SEND_FAIL_REWIND:
-            // A reused connection died under a non-idempotent request; Sluice refused to replay it.
+            // A connection died under a non-idempotent request; Sluice refused to replay it.
             self.init(.connectionLost, Self.notSentAgain(url), curlCode: curlCode)
         case CURLE_READ_ERROR:
             self.init(.invalidBody, "The request body for \(url) could not be sent: \(detail).", curlCode: curlCode)
@@ -110,9 +110,9 @@ extension SluiceError {
         }
     }
 
-    /// A reused connection died under a non-idempotent request, which Sluice did not let libcurl
-    /// send again: its first attempt may have reached the server.
+    /// A connection died under a non-idempotent request before any answer, and Sluice did not let
+    /// libcurl send it again: its first attempt may have reached the server.
     private static func notSentAgain(_ url: String) -> String {
-        "The connection to \(url) was lost while sending; the request was not sent again because its method is not idempotent."
+        "The connection to \(url) was lost before any response arrived; the request was not sent again because its method is not idempotent."
     }
 }

@@ -151,6 +151,15 @@ final class CurlLoop {
             context.sendHeadIfNeeded()
             outcome = .success(context.metrics(addresses: &remoteAddresses))
         } else {
+            // libcurl reconnects by itself when a reused connection dies under a request; if that
+            // fails, a non-idempotent request that may have reached the server must not read as one
+            // that never left (an offline retry would send it again).
+            if context.abortReason == nil, context.wasSent, !context.request.method.isIdempotent,
+                result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST
+                    || result == CURLE_COULDNT_RESOLVE_PROXY
+            {
+                context.abortReason = .notSentAgain
+            }
             outcome = .failure(
                 SluiceError(
                     transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
@@ -183,6 +192,12 @@ final class CurlLoop {
 
     private func recycle(_ easy: EasyHandle) {
         guard idleHandles.count < Self.handlePoolSize else { return }
+        if easy.settings.inlineBody {
+            // An idle handle keeps no copy of the last body (it may be a login form's), and no
+            // memory for it. The handle stays marked as changed, so the next transfer resets it.
+            try? easy.set(CURLOPT_POSTFIELDS, pointer: nil)
+            easy.settings.inlineBody = false
+        }
         easy.reuse()
         idleHandles.append(easy)
     }

@@ -27,6 +27,9 @@ enum EasyConfigurator {
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_FOLLOWLOCATION, false)
         try easy.set(CURLOPT_NOSIGNAL, true)
+        // A proxy's answer to CONNECT is not the response: without this, its header block reached
+        // the header callback as if it were the server's.
+        try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
         try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer))
         try easy.set(CURLOPT_HEADERFUNCTION, callback: headerCallback)
         try easy.set(CURLOPT_WRITEFUNCTION, callback: writeCallback)

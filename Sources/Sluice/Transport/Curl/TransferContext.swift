@@ -39,6 +39,9 @@ final class TransferContext {
     @exclusivity(unchecked) var inlineBodyLength: Int64 = 0
     /// How many times libcurl set out to send the request (see `beginAttempt`).
     @exclusivity(unchecked) private var attempts = 0
+    /// Whether a header line arrived since the latest attempt began: libcurl retries by itself
+    /// after a dead connection only when nothing at all did.
+    @exclusivity(unchecked) private var answered = false
 
     @exclusivity(unchecked) private var parser = HeaderBlockParser()
     @exclusivity(unchecked) private var headerBytes = 0
@@ -80,7 +83,9 @@ final class TransferContext {
     /// number of bytes consumed, or 0 to make libcurl abort.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
         activity &+= 1
-        // A body sent with the head has gone out whole once an answer comes.
+        answered = true
+        // A body sent with the head: what of it has gone out by now (an early answer, such as a
+        // 417 or 413 to `Expect: 100-continue`, can come before any of it).
         if sent < inlineBodyLength { inlineBodySent() }
         headerBytes += bytes.count
         if headerBytes > maximumHeaderSize {
@@ -182,24 +187,34 @@ final class TransferContext {
         }
     }
 
-    /// Counts and reports the body libcurl sent from its own copy, with no read callback.
+    /// Counts and reports what libcurl sent of the body it holds (no read callback counts it).
     private func inlineBodySent() {
-        sent = inlineBodyLength
+        let uploaded = min(easy.info(int64: CURLINFO_SIZE_UPLOAD_T), inlineBodyLength)
+        guard uploaded > sent else { return }
+        sent = uploaded
         if case .events(let observer) = sink {
             observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
         }
     }
 
     /// libcurl is about to send the request, on a new or a reused connection; returns whether it
-    /// may. A second attempt is libcurl retrying by itself after a reused connection died before
-    /// any answer: refused for a non-idempotent method, whose first attempt may have reached the
-    /// server (a body libcurl holds in memory is sent again without the seek callback's consent).
+    /// may. Another attempt after one that got no answer at all is libcurl retrying by itself after
+    /// the connection died: refused for a non-idempotent method, whose first attempt may have
+    /// reached the server (a body libcurl holds in memory is sent again without the seek callback's
+    /// consent). One after an answer is a retry the server asked for, such as after a 417 to
+    /// `Expect: 100-continue`, which read no body: allowed.
     func beginAttempt() -> Int32 {
         attempts += 1
-        guard attempts > 1, !request.method.isIdempotent else { return SLUICE_PREREQFUNC_OK }
+        let previousWasAnswered = answered
+        answered = false
+        guard attempts > 1, !previousWasAnswered, !request.method.isIdempotent else { return SLUICE_PREREQFUNC_OK }
         abortReason = .notSentAgain
         return SLUICE_PREREQFUNC_ABORT
     }
+
+    /// Whether libcurl set out to send the request at least once: a later failure to connect is
+    /// its own retry, after the request may have reached the server.
+    var wasSent: Bool { attempts > 0 }
 
     /// Rewinds the body to its start, which libcurl asks for before re-sending it on a new
     /// connection. Refused for non-idempotent methods, so a POST is never sent twice.
@@ -259,6 +274,7 @@ final class TransferContext {
         metrics.timeToFirstByte = duration(CURLINFO_STARTTRANSFER_TIME_T)
         metrics.total = duration(CURLINFO_TOTAL_TIME_T)
         metrics.redirect = duration(CURLINFO_REDIRECT_TIME_T)
+        if sent < inlineBodyLength { inlineBodySent() }
         metrics.bytesSent = sent
         metrics.bytesReceived = received
         metrics.httpVersion = parser.version
