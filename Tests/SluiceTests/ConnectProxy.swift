@@ -8,57 +8,20 @@ import Synchronization
 /// An HTTP proxy on 127.0.0.1 that only tunnels: it answers `CONNECT host:port` with a 200 that
 /// carries a header of its own (`Proxy-Agent`), connects to that port on 127.0.0.1, then copies bytes
 /// both ways until either side closes. Each tunnel runs on its own thread.
-final class ConnectProxy: @unchecked Sendable {
-    let port: Int
-    private let listener: Int32
+final class ConnectProxy: ThreadedLoopbackServer, @unchecked Sendable {
     private let connects = Atomic<Int>(0)
-    private let listening = Atomic<Bool>(true)
 
     /// How many tunnels were asked for.
     var connectCount: Int { connects.load(ordering: .relaxed) }
 
-    init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
-        self.listener = listener
-        port = Int(UInt16(bigEndian: actual.sin_port))
-        Thread { [self] in acceptLoop() }.start()
-    }
-
     /// The proxy's URL, for `RequestOptions.proxy`.
     var url: String { "http://127.0.0.1:\(port)" }
 
-    func stop() {
-        if listening.exchange(false, ordering: .relaxed) {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 { return }
-            Thread { [self] in tunnel(client) }.start()
-        }
+    override func serve(_ client: Int32) {
+        tunnel(client)
     }
 
     private func tunnel(_ client: Int32) {
-        defer { close(client) }
         // The CONNECT request's head, read a byte at a time so nothing after it is consumed.
         var head: [UInt8] = []
         var byte: UInt8 = 0
@@ -72,18 +35,8 @@ final class ConnectProxy: @unchecked Sendable {
             let targetPort = parts[1].split(separator: ":").last.flatMap({ Int($0) })
         else { return }
         connects.add(1, ordering: .relaxed)
-        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let server = LoopbackSocket.connect(to: targetPort) else { return }
         defer { close(server) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(targetPort).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return }
         let answer = Array("HTTP/1.1 200 Connection established\r\nProxy-Agent: sluice-tests\r\n\r\n".utf8)
         guard send(client, answer, answer.count, Int32(MSG_NOSIGNAL)) == answer.count else { return }
         relay(client, server)

@@ -192,36 +192,12 @@ final class BacklogFullListener {
     private var descriptors: [Int32] = []
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        try withUnsafePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-                guard bind(listener, sockaddrPointer, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 else {
-                    throw POSIXError(.EADDRINUSE)
-                }
-            }
-        }
-        listen(listener, 0)
-        var bound = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &bound) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: bound.sin_port))
+        let (listener, port) = try LoopbackSocket.listen(backlog: 0)
+        self.port = port
         descriptors.append(listener)
         // Fill the accept queue with connections nobody accepts.
         for _ in 0..<4 {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            var target = bound
-            withUnsafePointer(to: &target) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    _ = connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            descriptors.append(client)
+            if let client = LoopbackSocket.connect(to: port, nonBlocking: true) { descriptors.append(client) }
         }
         usleep(50_000)
     }

@@ -9,7 +9,7 @@ import Synchronization
 /// before a request's body was read, or stopping to listen between two requests. Each connection
 /// is served on its own thread; a closure sees each request's index and head (lower-cased) and
 /// says what to do.
-final class ScriptedRawServer: @unchecked Sendable {
+final class ScriptedRawServer: ThreadedLoopbackServer, @unchecked Sendable {
     enum Action {
         /// Writes these bytes, keeps the connection.
         case respond(String)
@@ -24,62 +24,20 @@ final class ScriptedRawServer: @unchecked Sendable {
         var body: Data
     }
 
-    let port: Int
-    private let listener: Int32
     private let seenRequests = Mutex<[Seen]>([])
-    private let listening = Atomic<Bool>(true)
     private let handler: @Sendable (Int, String) -> Action
 
     var requests: [Seen] { seenRequests.withLock { $0 } }
 
     init(handler: @escaping @Sendable (_ index: Int, _ lowercasedHead: String) -> Action) throws {
         self.handler = handler
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-        listen(listener, 16)
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
-        self.listener = listener
-        port = Int(UInt16(bigEndian: actual.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        try super.init()
     }
 
     func url(_ path: String = "/x") -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    func stop() {
-        if listening.exchange(false, ordering: .relaxed) {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 { return }
-            let thread = Thread { [self] in serve(connection) }
-            thread.start()
-        }
-    }
-
-    private func serve(_ connection: Int32) {
+    override func serve(_ connection: Int32) {
         var buffer = [UInt8]()
-        defer { close(connection) }
         func readMore() -> Bool {
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = recv(connection, &chunk, chunk.count, 0)

@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Plain TCP sockets on 127.0.0.1 for the tests' hand-made servers.
+enum LoopbackSocket {
+    /// A socket listening on 127.0.0.1 at a port the kernel chose, and that port.
+    static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = address(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, Glibc.listen(descriptor, backlog) == 0 else {
+            close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, Int(UInt16(bigEndian: actual.sin_port)))
+    }
+
+    /// A socket connecting to `port` on 127.0.0.1 (a non-blocking one may still be connecting), or
+    /// nil if the connection was refused.
+    static func connect(to port: Int, nonBlocking: Bool = false) -> Int32? {
+        let type = Int32(SOCK_STREAM.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let descriptor = socket(AF_INET, type, 0)
+        var target = address(port: port)
+        let result = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if result == 0 || (nonBlocking && errno == EINPROGRESS) { return descriptor }
+        close(descriptor)
+        return nil
+    }
+
+    private static func address(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return address
+    }
+}
+
+/// A server on 127.0.0.1 that accepts connections on a thread of its own and serves each one on
+/// another, until stopped. Subclasses implement `serve(_:)`.
+class ThreadedLoopbackServer: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let listening = Atomic<Bool>(true)
+
+    init() throws {
+        (listener, port) = try LoopbackSocket.listen(backlog: 16)
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    /// Stops listening: further connections are refused. Connections being served go on.
+    func stop() {
+        if listening.exchange(false, ordering: .relaxed) {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
+    }
+
+    /// Serves one accepted connection, on its own thread; the connection is closed after.
+    func serve(_ connection: Int32) {}
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 { return }
+            Thread { [self] in
+                serve(connection)
+                close(connection)
+            }.start()
+        }
+    }
+}
