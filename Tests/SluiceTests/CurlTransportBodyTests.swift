@@ -71,21 +71,14 @@ struct CurlTransportBodyTests {
             transport.transfer(request).start(recorder.observer)
             #expect(await recorder.wait { $0.terminal != nil })
             let events = recorder.events
-            let uploads = events.compactMap { event -> TransferProgress? in
-                if case .value(.uploadProgress(let progress)) = event { return progress }
-                return nil
-            }
+            let uploads = recorder.uploadProgress
             #expect(uploads.map(\.completed) == [1_024])
             #expect(uploads.first?.expected == 1_024)
             // Reported before the answer's head.
             let uploadIndex = events.firstIndex { if case .value(.uploadProgress) = $0 { true } else { false } }
             let headIndex = events.firstIndex { if case .value(.head) = $0 { true } else { false } }
             #expect(try #require(uploadIndex) < #require(headIndex))
-            let metrics = events.compactMap { event -> TransferMetrics? in
-                if case .value(.completed(let metrics)) = event { return metrics }
-                return nil
-            }
-            #expect(metrics.first?.bytesSent == 1_024)
+            #expect(recorder.completedMetrics.first?.bytesSent == 1_024)
         }
     }
 
@@ -164,17 +157,10 @@ struct CurlTransportBodyTests {
         let recorder = TransferRecorder()
         transport.transfer(request).start(recorder.observer)
         #expect(await recorder.wait { $0.terminal != nil })
-        let metrics = recorder.events.compactMap { event -> TransferMetrics? in
-            if case .value(.completed(let metrics)) = event { return metrics }
-            return nil
-        }
-        let uploads = recorder.events.compactMap { event -> Int64? in
-            if case .value(.uploadProgress(let progress)) = event { return progress.completed }
-            return nil
-        }
+        let uploads = recorder.uploadProgress.map(\.completed)
         #expect(server.requests.allSatisfy { $0.body.isEmpty })
         #expect(uploads.allSatisfy { $0 == 0 }, "\(uploads)")
-        #expect(metrics.first?.bytesSent == 0, "\(String(describing: recorder.terminal))")
+        #expect(recorder.completedMetrics.first?.bytesSent == 0, "\(String(describing: recorder.terminal))")
     }
 
     /// The server reads a POST on a warm connection, stops listening and drops the connection

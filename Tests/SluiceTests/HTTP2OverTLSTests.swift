@@ -81,10 +81,7 @@ struct HTTP2OverTLSTests {
         let recorder = TransferRecorder()
         transport.transfer(request).start(recorder.observer)
         #expect(await recorder.wait { $0.terminal != nil })
-        let heads = recorder.events.compactMap { event -> ResponseHead? in
-            if case .value(.head(let head)) = event { return head }
-            return nil
-        }
+        let heads = recorder.heads
         #expect(heads.count == 1, "\(heads)")
         #expect(heads.first?.status == 200)
         #expect(heads.first?.headers.contains("Proxy-Agent") == false)

@@ -56,6 +56,8 @@ enum LoopbackSocket {
 /// A server on 127.0.0.1 that accepts connections on a thread of its own and serves each one on
 /// another, until stopped. Subclasses implement `serve(_:)`.
 class ThreadedLoopbackServer: @unchecked Sendable {
+    // `@unchecked`: a class open to subclasses cannot be checked; its own state is immutable or
+    // atomic, and subclasses keep theirs in a `Mutex` or an `Atomic`.
     let port: Int
     private let listener: Int32
     private let listening = Atomic<Bool>(true)

@@ -71,6 +71,16 @@ final class TransferRecorder: Sendable {
             return total
         }
     }
+    /// The response heads, upload progress and completion metrics among the events, in order.
+    var heads: [ResponseHead] {
+        events.compactMap { if case .value(.head(let head)) = $0 { head } else { nil } }
+    }
+    var uploadProgress: [TransferProgress] {
+        events.compactMap { if case .value(.uploadProgress(let progress)) = $0 { progress } else { nil } }
+    }
+    var completedMetrics: [TransferMetrics] {
+        events.compactMap { if case .value(.completed(let metrics)) = $0 { metrics } else { nil } }
+    }
     var terminal: Event<TransferEvent, SluiceError>? { events.last.flatMap { $0.isTerminating ? $0 : nil } }
 
     /// Waits until `condition` holds or the deadline passes.

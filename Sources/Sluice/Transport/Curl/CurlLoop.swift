@@ -192,12 +192,8 @@ final class CurlLoop {
 
     private func recycle(_ easy: EasyHandle) {
         guard idleHandles.count < Self.handlePoolSize else { return }
-        if easy.settings.inlineBody {
-            // An idle handle keeps no copy of the last body (it may be a login form's), and no
-            // memory for it. The handle stays marked as changed, so the next transfer resets it.
-            try? easy.set(CURLOPT_POSTFIELDS, pointer: nil)
-            easy.settings.inlineBody = false
-        }
+        // An idle handle keeps no copy of the last body (it may be a login form's).
+        easy.dropInlineBody()
         easy.reuse()
         idleHandles.append(easy)
     }

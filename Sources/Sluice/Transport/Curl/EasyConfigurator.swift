@@ -165,11 +165,9 @@ enum EasyConfigurator {
         let length = request.body.knownLength
 
         if easy.settings.methodChanged {
-            if easy.settings.inlineBody {
-                // First: setting POSTFIELDS makes the handle a POST again, which HTTPGET undoes.
-                try easy.set(CURLOPT_POSTFIELDS, pointer: nil)
-                easy.settings.inlineBody = false
-            }
+            // First (a recycled handle has no copy left): dropping it makes the handle a POST again,
+            // which HTTPGET undoes.
+            easy.dropInlineBody()
             // Back to a plain GET (HTTPGET also turns NOBODY and UPLOAD off), with no body sizes and
             // no pointers to the previous transfer's context.
             try easy.set(CURLOPT_HTTPGET, true)
@@ -230,8 +228,8 @@ enum EasyConfigurator {
         easy.settings.methodChanged = true
         easy.settings.inlineBody = true
         if method != .post { try easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
-        // The size first: COPYPOSTFIELDS copies that many bytes (the copy lives until the handle's
-        // next body or its cleanup; the request's `Data` has no stable address to lend).
+        // The size first: COPYPOSTFIELDS copies that many bytes (the copy lives until the handle is
+        // recycled or cleaned up; the request's `Data` has no stable address to lend).
         try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: Int64(data.count))
         let code = data.withUnsafeBytes { bytes in
             sluice_easy_setopt_pointer(

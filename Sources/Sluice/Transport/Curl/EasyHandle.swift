@@ -110,6 +110,15 @@ final class EasyHandle {
         try Curl.check(sluice_easy_setopt_pointer(raw, option, pointer), "option \(option.rawValue)")
     }
 
+    /// Lets go of the copy of a body libcurl holds (CURLOPT_POSTFIELDS), if any. Clearing it makes
+    /// the handle a POST; `settings.methodChanged` stays set, so the next transfer puts the method
+    /// back first.
+    func dropInlineBody() {
+        guard settings.inlineBody else { return }
+        _ = sluice_easy_setopt_pointer(raw, CURLOPT_POSTFIELDS, nil)
+        settings.inlineBody = false
+    }
+
     /// Replaces the request's header lines; keeps the current list when the lines are the same.
     func setHeaders(_ lines: [String]) throws(SluiceError) {
         if lines == headerLines { return }
