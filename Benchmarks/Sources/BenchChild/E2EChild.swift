@@ -7,7 +7,7 @@
 #endif
 
 /// The end-to-end suite's measurement in a child:
-/// `__e2e-child <client> <workload> <port> <directory> <count> <in flight> <bulk bytes>`.
+/// `__e2e-child <client> <workload> <port> <directory> <count> <in flight> <bulk bytes> <headers>`.
 ///
 /// The child makes its client, warms it up, then times one run of the workload and prints one line,
 /// `ns CPU-µs peak-KiB RSS-before-KiB succeeded`: wall time, CPU time (getrusage, user + system, all
@@ -18,25 +18,26 @@ public enum E2EChild {
     public static let subcommand = "__e2e-child"
 
     /// Runs `arguments` (the ones after the subcommand) with the contender `makeContender` makes for
-    /// `client`, the one client of this binary. Returns the exit status: 0 when every operation
-    /// succeeded, 1 otherwise (the line is printed all the same), 2 on a usage error.
+    /// `client`, the one client of this binary (or a client this binary runs, `E2EClient.binary`).
+    /// Returns the exit status: 0 when every operation succeeded, 1 otherwise (the line is printed
+    /// all the same), 2 on a usage error.
     static func run(
         _ arguments: [String], client: E2EClient, makeContender: (E2EContext) throws -> any E2EContender
     ) -> Int32 {
-        guard arguments.count == 7, arguments[0] == client.rawValue,
+        guard arguments.count == 8, let named = E2EClient(rawValue: arguments[0]), named.binary == client,
             let workload = E2EWorkload.allCases.first(where: { $0.key == arguments[1] }),
             let context = E2EContext(arguments: Array(arguments.dropFirst(2)))
         else {
             note(
                 "usage: \(client.executable) \(subcommand) \(client.rawValue) <workload> <port> <directory> "
-                    + "<count> <in flight> <bulk bytes>")
+                    + "<count> <in flight> <bulk bytes> <request header lines, or an empty argument>")
             return 2
         }
         let contender: any E2EContender
         do {
             contender = try makeContender(context)
         } catch {
-            note("e2e: \(client.rawValue): \(error)")
+            note("e2e: \(named.rawValue): \(error)")
             return 1
         }
 
@@ -50,7 +51,7 @@ public enum E2EChild {
         }
         let warm = contender.run(warmUp.0, count: warmUp.1)
         if warm.failed > 0 {
-            note("e2e: \(client.rawValue) warm-up: \(warm.failed) failed: \(warm.firstFailure ?? "?")")
+            note("e2e: \(named.rawValue) warm-up: \(warm.failed) failed: \(warm.firstFailure ?? "?")")
         }
 
         let baseline = Measure.residentKiB() ?? 0
@@ -60,11 +61,11 @@ public enum E2EChild {
         let elapsed = Measure.now() &- start
         let cpu = Measure.cpuMicroseconds() - cpuBefore
         let peak = Measure.peakResidentKiB() ?? 0
-        if workload == .download { unlink(context.downloadDestination(client)) }
+        if workload == .download { unlink(context.downloadDestination(named)) }
         print("\(elapsed) \(cpu) \(peak) \(baseline) \(outcome.succeeded)")
         if outcome.failed > 0 || outcome.succeeded != context.count {
             note(
-                "e2e: \(client.rawValue) \(workload.key): \(outcome.succeeded) of \(context.count) succeeded, "
+                "e2e: \(named.rawValue) \(workload.key): \(outcome.succeeded) of \(context.count) succeeded, "
                     + "first failure: \(outcome.firstFailure ?? "none reported")")
             return 1
         }

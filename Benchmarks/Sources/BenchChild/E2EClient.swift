@@ -1,6 +1,10 @@
 /// A client the end-to-end suite measures, and the child binary that runs it.
 public enum E2EClient: String, CaseIterable, Sendable {
     case c
+    /// The C client sending Sluice's default headers as well (`Accept-Encoding`, `Accept-Language`,
+    /// `User-Agent`), so that its requests carry the same bytes as Sluice's: the row that tells what
+    /// those headers cost libcurl, apart from what Sluice's own code costs.
+    case cWithSluiceHeaders = "c-headers"
     case sluice
     case urlsession
     case ahc
@@ -9,13 +13,18 @@ public enum E2EClient: String, CaseIterable, Sendable {
     public var label: String {
         switch self {
         case .c: return "C, raw libcurl multi"
+        case .cWithSluiceHeaders: return "C, with Sluice's default headers"
         case .sluice: return "Sluice Client"
         case .urlsession: return "URLSession (FoundationNetworking)"
         case .ahc: return "AsyncHTTPClient 1.37.0"
         }
     }
 
+    /// The client whose binary runs this one's measurements: itself, except for the C client with
+    /// Sluice's headers, which is the C client told to send more headers.
+    public var binary: E2EClient { self == .cWithSluiceHeaders ? .c : self }
+
     /// The name of the child executable that links this client alone (a target of the package,
     /// built next to `sluice-bench`): its peak RSS is then that of a program using this client only.
-    public var executable: String { "sluice-bench-\(rawValue)" }
+    public var executable: String { "sluice-bench-\(binary.rawValue)" }
 }

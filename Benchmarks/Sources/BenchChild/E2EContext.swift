@@ -19,6 +19,9 @@ public struct E2EContext: Sendable {
     public var inFlight: Int
     /// Bytes of a bulk transfer.
     public var bulkBytes: Int
+    /// Header lines (`Name: value`) the client sends with every request besides its own; only the
+    /// C client reads them (to send Sluice's default headers, `E2EClient.cWithSluiceHeaders`).
+    public var requestHeaders: [String]
 
     /// `http://127.0.0.1:<port>/`, the Sluice client's base URL.
     public var baseURL: String { "http://127.0.0.1:\(port)/" }
@@ -39,23 +42,30 @@ public struct E2EContext: Sendable {
 
     /// The child's arguments, after the subcommand and the client and workload names.
     public var arguments: [String] {
+        // The header lines in one argument, a line each (a header value has no line break).
         [String(port), directory, String(count), String(inFlight), String(bulkBytes)]
+            + [requestHeaders.joined(separator: "\n")]
     }
 
     /// Reads the arguments `arguments` wrote; nil if they are malformed.
     public init?(arguments: [String]) {
-        guard arguments.count == 5, let port = Int(arguments[0]), let count = Int(arguments[2]),
+        guard arguments.count == 6, let port = Int(arguments[0]), let count = Int(arguments[2]),
             let inFlight = Int(arguments[3]), let bulkBytes = Int(arguments[4])
         else { return nil }
-        self.init(port: port, directory: arguments[1], count: count, inFlight: inFlight, bulkBytes: bulkBytes)
+        self.init(
+            port: port, directory: arguments[1], count: count, inFlight: inFlight, bulkBytes: bulkBytes,
+            requestHeaders: arguments[5].split(separator: "\n").map(String.init))
     }
 
     /// A context with these values.
-    public init(port: Int, directory: String, count: Int, inFlight: Int, bulkBytes: Int) {
+    public init(
+        port: Int, directory: String, count: Int, inFlight: Int, bulkBytes: Int, requestHeaders: [String] = []
+    ) {
         self.port = port
         self.directory = directory
         self.count = count
         self.inFlight = inFlight
         self.bulkBytes = bulkBytes
+        self.requestHeaders = requestHeaders
     }
 }

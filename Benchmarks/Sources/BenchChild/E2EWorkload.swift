@@ -31,10 +31,12 @@ public enum E2EWorkload: String, CaseIterable, Sendable {
     /// Whether the figure is MB/s of one large transfer rather than requests per second.
     public var isBulk: Bool { self == .download || self == .upload }
 
-    /// The clients measured, C first: the C client is the reference of every ratio.
+    /// The clients measured, C first: the C client is the reference of every ratio. On the small
+    /// requests the C client also runs with Sluice's default headers, to tell their cost in libcurl.
     public var clients: [E2EClient] {
         switch self {
-        case .sequential, .parallel, .post, .download: return [.c, .sluice, .urlsession, .ahc]
+        case .sequential, .parallel, .post: return [.c, .cWithSluiceHeaders, .sluice, .urlsession, .ahc]
+        case .download: return [.c, .sluice, .urlsession, .ahc]
         // Sluice's decoding row against C fetching the same document; the other clients'
         // decoding would measure Foundation's JSONDecoder again.
         case .decode: return [.c, .sluice]

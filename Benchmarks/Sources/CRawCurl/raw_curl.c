@@ -107,6 +107,27 @@ static size_t receive(char *data, size_t size, size_t count, void *user) {
     return length;
 }
 
+/// Appends each "\n"-separated line of `lines` to `*list`, skipping empty ones; -1 if a line is
+/// 1,024 bytes or longer or libcurl runs out of memory.
+static int append_header_lines(struct curl_slist **list, const char *lines) {
+    char line[1024];
+    const char *start = lines;
+    while (*start != '\0') {
+        const char *end = strchr(start, '\n');
+        size_t length = end != NULL ? (size_t)(end - start) : strlen(start);
+        if (length >= sizeof line) return -1;
+        if (length > 0) {
+            memcpy(line, start, length);
+            line[length] = '\0';
+            struct curl_slist *appended = curl_slist_append(*list, line);
+            if (appended == NULL) return -1;
+            *list = appended;
+        }
+        start += length + (end != NULL ? 1 : 0);
+    }
+    return 0;
+}
+
 /// Sets the options of one run on `easy`; the multipart form, if the job has one, goes to `mime`.
 static int configure(
     CURL *easy, const raw_curl_job *job, raw_curl_result *result, body_sink *sink, struct curl_slist *headers,
@@ -162,6 +183,7 @@ int raw_curl_client_run(raw_curl_client *client, const raw_curl_job *job, raw_cu
     if (job->post_data != NULL || job->upload_path != NULL) headers = curl_slist_append(headers, "Expect:");
     curl_mime **mimes = calloc((size_t)in_flight, sizeof *mimes);
     int rc = mimes == NULL ? -1 : 0;
+    if (rc == 0 && job->extra_headers != NULL) rc = append_header_lines(&headers, job->extra_headers);
 
     // Per-run options, set once per handle (not once per transfer).
     for (long i = 0; rc == 0 && i < in_flight; i++) {

@@ -5,7 +5,7 @@ import CRawCurl
 ///
 /// It caps its connections as `CurlTransport`'s default configuration does (256 in all, 64 to one
 /// host; `SluiceDefaults`), so the burst of requests started at once queues in libcurl the same way
-/// for both.
+/// for both. Given header lines (`E2EContext.requestHeaders`), it sends them with every request.
 final class RawCurlContender: E2EContender {
     private let context: E2EContext
     private let client: OpaquePointer
@@ -105,10 +105,19 @@ final class RawCurlContender: E2EContender {
         }
     }
 
+    /// Runs `job` with the context's extra header lines, if any.
     private func perform(_ job: raw_curl_job, expectedBytes: Int) -> E2EOutcome {
         var job = job
         var result = raw_curl_result()
-        let rc = raw_curl_client_run(client, &job, &result)
+        let rc: Int32
+        if context.requestHeaders.isEmpty {
+            rc = raw_curl_client_run(client, &job, &result)
+        } else {
+            rc = context.requestHeaders.joined(separator: "\n").withCString { lines in
+                job.extra_headers = lines
+                return raw_curl_client_run(client, &job, &result)
+            }
+        }
         return outcome(of: result, rc: rc, expectedBytes: expectedBytes)
     }
 

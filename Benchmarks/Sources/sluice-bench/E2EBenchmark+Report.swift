@@ -37,9 +37,13 @@ extension E2EBenchmark {
             }
         }
         func figure(_ client: E2EClient, _ workload: E2EWorkload) -> Figures? { figures[workload]?[client] }
-        func ratio(_ workload: E2EWorkload, _ value: (Figures) -> Double) -> Double {
-            guard let sluice = figure(.sluice, workload), let c = figure(.c, workload) else { return .nan }
-            return value(sluice) / value(c)
+        /// `client`'s figure over `reference`'s (Sluice's over C's unless told otherwise).
+        func ratio(
+            _ workload: E2EWorkload, _ client: E2EClient = .sluice, to reference: E2EClient = .c,
+            _ value: (Figures) -> Double
+        ) -> Double {
+            guard let measured = figure(client, workload), let base = figure(reference, workload) else { return .nan }
+            return value(measured) / value(base)
         }
 
         var lines = [
@@ -67,6 +71,20 @@ extension E2EBenchmark {
                 verdictLine(
                     "Sluice / C, \(title):", ratio(workload) { $0.rate }, target: Target.requestRatio, atLeast: true))
         }
+        // The same requests, byte for byte: what Sluice's own code costs, once libcurl's work on the
+        // default headers is in both (libcurl formats each header line a character at a time).
+        for (workload, title) in requestRatios {
+            lines.append(
+                verdictLine(
+                    "Sluice / C sending Sluice's headers, \(title):",
+                    ratio(workload, to: .cWithSluiceHeaders) { $0.rate }, target: nil, atLeast: true))
+        }
+        for (workload, title) in requestRatios {
+            lines.append(
+                verdictLine(
+                    "C sending Sluice's headers / C, \(title):",
+                    ratio(workload, .cWithSluiceHeaders) { $0.rate }, target: nil, atLeast: true))
+        }
         lines.append(
             verdictLine("Sluice / C, decode(_:) vs C's bytes:", ratio(.decode) { $0.rate }, target: nil, atLeast: true))
         for (workload, title) in bulkRatios {
@@ -93,7 +111,7 @@ extension E2EBenchmark {
 
         // The checks: every round of C and Sluice must have done all its work; the others are
         // reported as they went.
-        let isConsistent = [E2EClient.c, .sluice].allSatisfy { client in
+        let isConsistent = [E2EClient.c, .cWithSluiceHeaders, .sluice].allSatisfy { client in
             figures.values.allSatisfy { byClient in
                 byClient[client].map { $0.validRounds == $0.rounds } ?? true
             }
@@ -125,6 +143,12 @@ extension E2EBenchmark {
             ("json_decode_ratio", ratio(.decode) { $0.rate }),
             ("inflight10k_ratio", ratio(.burst) { $0.rate }),
             ("inflight10k_peak_rss_mb", figure(.sluice, .burst)?.peakMiB ?? .nan),
+            ("seq_ratio_same_headers", ratio(.sequential, to: .cWithSluiceHeaders) { $0.rate }),
+            ("par64_ratio_same_headers", ratio(.parallel, to: .cWithSluiceHeaders) { $0.rate }),
+            ("post64_ratio_same_headers", ratio(.post, to: .cWithSluiceHeaders) { $0.rate }),
+            ("seq_headers_cost_ratio", ratio(.sequential, .cWithSluiceHeaders) { $0.rate }),
+            ("par64_headers_cost_ratio", ratio(.parallel, .cWithSluiceHeaders) { $0.rate }),
+            ("post64_headers_cost_ratio", ratio(.post, .cWithSluiceHeaders) { $0.rate }),
         ]
         members += extra.filter { $0.1.isFinite }.map { ($0.0, JSON.number($0.1)) }
         for workload in E2EWorkload.allCases {
@@ -201,7 +225,7 @@ extension E2EBenchmark {
     }
 
     private static func padded(_ title: String) -> String {
-        title + String(repeating: " ", count: max(1, 52 - title.count))
+        title + String(repeating: " ", count: max(1, 68 - title.count))
     }
 
     /// `title value (target ≥ x: met)`; "n/a" when a client needed for the figure did not run.

@@ -73,6 +73,7 @@ enum E2EBenchmark: Suite {
         do {
             try SluiceDefaults.verify()
             for client in E2EClient.allCases { _ = try Subprocess.child(client) }
+            let sluiceHeaders = try sluiceDefaultHeaders()
             let document = try JSONEncoder().encode(E2ECatalog.sample)
             let server = try LocalNginx.start(
                 bigFileBytes: Int64(plan.bulkBytes), pinWorker: options.pinCPUs,
@@ -81,8 +82,11 @@ enum E2EBenchmark: Suite {
             note(
                 "e2e: nginx (\(server.executable)) on 127.0.0.1:\(server.port), libcurl \(SluiceInfo.libcurlVersion), "
                     + "\(document.count)-byte JSON document")
+            note(
+                "e2e: Sluice's default headers, which the \(E2EClient.cWithSluiceHeaders.rawValue) rows send too: "
+                    + sluiceHeaders.joined(separator: " | "))
             if options.pinCPUs { pinToFirstCPU() }
-            let results = measure(options, plan: plan, server: server)
+            let results = measure(options, plan: plan, server: server, sluiceHeaders: sluiceHeaders)
             return report(plan: plan, results: results, jsonBytes: document.count)
         } catch let error as BenchmarkFailure {
             note("e2e: \(error)")
@@ -93,8 +97,21 @@ enum E2EBenchmark: Suite {
         }
     }
 
+    /// The header lines Sluice's child adds to every request (`__default-headers`), exactly as it
+    /// sends them: its `User-Agent` names its own executable.
+    private static func sluiceDefaultHeaders() throws(BenchmarkFailure) -> [String] {
+        let outcome = try Subprocess.run(Subprocess.child(.sluice), [ChildProgram.defaultHeadersSubcommand])
+        let lines = outcome.output.split(separator: "\n").map(String.init)
+        guard outcome.status == 0, !lines.isEmpty else {
+            throw BenchmarkFailure("the sluice child did not print its default headers (status \(outcome.status))")
+        }
+        return lines
+    }
+
     /// Every selected (workload, client) pair, measured `plan.rounds` times, interleaved.
-    private static func measure(_ options: Options, plan: Plan, server: LocalNginx) -> E2EResults {
+    private static func measure(_ options: Options, plan: Plan, server: LocalNginx, sluiceHeaders: [String])
+        -> E2EResults
+    {
         let pairs = E2EWorkload.allCases.map { workload in
             (
                 workload,
@@ -105,10 +122,11 @@ enum E2EBenchmark: Suite {
         }.filter { !$0.1.isEmpty }
         let downloads = server.directory + "/downloads"
         mkdir(downloads, 0o755)
-        let context = { (plan: Plan, workload: E2EWorkload) in
+        let context = { (plan: Plan, workload: E2EWorkload, client: E2EClient) in
             E2EContext(
                 port: server.port, directory: server.directory, count: plan.count(workload),
-                inFlight: plan.inFlight(workload), bulkBytes: plan.bulkBytes)
+                inFlight: plan.inFlight(workload), bulkBytes: plan.bulkBytes,
+                requestHeaders: client == .cWithSluiceHeaders ? sluiceHeaders : [])
         }
 
         // One unrecorded pass, requests at a twentieth of their count (transfers whole: nginx serves
@@ -119,7 +137,7 @@ enum E2EBenchmark: Suite {
         warm.atOnce = max(1, plan.atOnce / 20)
         note("e2e: warm-up pass")
         for (workload, clients) in pairs {
-            for client in clients { _ = runChild(client, workload, context(warm, workload)) }
+            for client in clients { _ = runChild(client, workload, context(warm, workload, client)) }
         }
 
         var results = E2EResults()
@@ -128,7 +146,7 @@ enum E2EBenchmark: Suite {
                 let pivot = round % clients.count
                 var figures: [String] = []
                 for client in clients[pivot...] + clients[..<pivot] {
-                    let sample = runChild(client, workload, context(plan, workload))
+                    let sample = runChild(client, workload, context(plan, workload, client))
                     results.samples[workload, default: [:]][client, default: []].append(sample)
                     figures.append(
                         "\(client.rawValue)=\(sample.map { progressFigure($0, workload, plan) } ?? "FAILED")")

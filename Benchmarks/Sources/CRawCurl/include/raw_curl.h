@@ -46,6 +46,9 @@ typedef struct {
     const char *download_path;
     /// When not 0, the first bytes of each response body are kept in the result's `body`.
     int32_t capture_body;
+    /// When not NULL, more request header lines for every transfer, "Name: value" each, separated
+    /// by "\n" (each under 1,024 bytes): the end-to-end suite sends Sluice's default headers with it.
+    const char *extra_headers;
 } raw_curl_job;
 
 /// One multi handle and its pool of easy handles, kept across runs so connections stay warm.
