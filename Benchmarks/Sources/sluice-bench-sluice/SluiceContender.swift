@@ -112,7 +112,8 @@ final class SluiceContender: E2EContender {
     }
 
     /// `count` requests, `inFlight` at a time: each started with `start`, and the next one started
-    /// when one completes (on the serialization queue, where `data()` delivers).
+    /// when one completes (on the transport's loop thread, where `data()` delivers: it hands the
+    /// body on without a hop to the serialization queue).
     private func started(
         _ count: Int, inFlight: Int, _ request: @escaping @Sendable () -> SignalProducer<Response, SluiceError>,
         check: @escaping @Sendable (Data) -> String?
