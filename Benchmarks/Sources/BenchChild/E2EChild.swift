@@ -24,8 +24,11 @@ public enum E2EChild {
     static func run(
         _ arguments: [String], client: E2EClient, makeContender: (E2EContext) throws -> any E2EContender
     ) -> Int32 {
+        // Only a client the workload lists: the C client with extra headers runs the small requests
+        // only (its bulk transfers would neither send them nor clean up under its own name).
         guard arguments.count == 8, let named = E2EClient(rawValue: arguments[0]), named.binary == client,
             let workload = E2EWorkload.allCases.first(where: { $0.key == arguments[1] }),
+            workload.clients.contains(named),
             let context = E2EContext(arguments: Array(arguments.dropFirst(2)))
         else {
             note(

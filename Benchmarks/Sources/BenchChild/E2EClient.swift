@@ -4,7 +4,7 @@ public enum E2EClient: String, CaseIterable, Sendable {
     /// The C client sending Sluice's default headers as well (`Accept-Encoding`, `Accept-Language`,
     /// `User-Agent`), so that its requests carry the same bytes as Sluice's: the row that tells what
     /// those headers cost libcurl, apart from what Sluice's own code costs.
-    case cWithSluiceHeaders = "c-headers"
+    case cWithSluiceHeaders = "c_headers"
     case sluice
     case urlsession
     case ahc
