@@ -143,14 +143,16 @@ extension E2EBenchmark {
             ("json_decode_ratio", ratio(.decode) { $0.rate }),
             ("inflight10k_ratio", ratio(.burst) { $0.rate }),
             ("inflight10k_peak_rss_mb", figure(.sluice, .burst)?.peakMiB ?? .nan),
-            ("seq_ratio_same_headers", ratio(.sequential, to: .cWithSluiceHeaders) { $0.rate }),
-            ("par64_ratio_same_headers", ratio(.parallel, to: .cWithSluiceHeaders) { $0.rate }),
-            ("post64_ratio_same_headers", ratio(.post, to: .cWithSluiceHeaders) { $0.rate }),
-            ("seq_headers_cost_ratio", ratio(.sequential, .cWithSluiceHeaders) { $0.rate }),
-            ("par64_headers_cost_ratio", ratio(.parallel, .cWithSluiceHeaders) { $0.rate }),
-            ("post64_headers_cost_ratio", ratio(.post, .cWithSluiceHeaders) { $0.rate }),
         ]
-        members += extra.filter { $0.1.isFinite }.map { ($0.0, JSON.number($0.1)) }
+        // Per request workload (`seq`, `par64`, `post64`): Sluice against C sending the same headers,
+        // and that C against plain C.
+        let sameHeaders = requestRatios.map { workload, _ in
+            ("\(workload.key)_ratio_same_headers", ratio(workload, to: .cWithSluiceHeaders) { $0.rate })
+        }
+        let headersCost = requestRatios.map { workload, _ in
+            ("\(workload.key)_headers_cost_ratio", ratio(workload, .cWithSluiceHeaders) { $0.rate })
+        }
+        members += (extra + sameHeaders + headersCost).filter { $0.1.isFinite }.map { ($0.0, JSON.number($0.1)) }
         for workload in E2EWorkload.allCases {
             for client in workload.clients {
                 guard let f = figure(client, workload) else { continue }
