@@ -50,6 +50,25 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aPooledHandleSendsEveryRequestToItsOwnURL() async throws {
+        // A pooled handle keeps its parsed URL while requests repeat it; every change must reach
+        // libcurl, whatever the handle sent before, including a URL libcurl refused.
+        try await withServer { server, transport in
+            let one = server.url(for: .echo, query: [URLQueryItem(name: "n", value: "1")])
+            let two = server.url(for: .echo, query: [URLQueryItem(name: "n", value: "2")])
+            let bytes = server.url(for: .bytes(3))
+            let sent = [one, one, two, bytes, one]
+            for url in sent { _ = try await transport.send(url) }
+            // Sluice's own checks let this port through; libcurl's parser refuses it.
+            let refused = try #require(URL(string: "http://127.0.0.1:99999\(one.path)"))
+            let error = await expectFailure(.invalidURL) { try await transport.send(refused) }
+            #expect(error?.message.contains("99999") == true, "\(String(describing: error))")
+            _ = try await transport.send(two)
+            let targets = (sent + [two]).map { url in url.path + (url.query.map { "?\($0)" } ?? "") }
+            #expect(server.recordedRequests.map(\.target) == targets)
+        }
+    }
+
     @Test func responseHeadersKeepOrderAndRepeats() async throws {
         try await withServer { server, transport in
             let response = try await transport.send(

@@ -47,13 +47,9 @@ enum EasyConfigurator {
         let request = context.request
         let options = request.options
 
-        // libcurl copies the URL and parses it for every transfer anyway: the same text is not
-        // handed over again.
+        // A pooled handle that sent to the same URL keeps it, parsed (see `EasyHandle.setURL`).
         let url = request.url.absoluteString
-        if easy.settings.url != url {
-            try easy.set(CURLOPT_URL, url)
-            easy.settings.url = url
-        }
+        if easy.settings.url != url { try easy.setURL(url) }
         // Compared as durations: converting them to milliseconds for every request cost more.
         if easy.settings.connectTimeout != options.connectTimeout {
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))

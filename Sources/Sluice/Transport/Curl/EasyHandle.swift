@@ -8,6 +8,12 @@ internal import CCurl
 /// in the handle, so the next one changes only what differs.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
+    /// The request URL, parsed (CURLOPT_CURLU). Given only CURLOPT_URL, libcurl parses the text for
+    /// every transfer and writes it out again normalized; given a parsed URL, it copies the parts.
+    /// Here that saved about 11,000 instructions of a small GET's 61,000 when the URL repeats (a
+    /// pooled handle keeps its URL) and about 5,000 when each request parses a new one. The handle
+    /// owns it: libcurl only borrows it, so it is freed after `curl_easy_cleanup`.
+    private let parsedURL: OpaquePointer
     /// libcurl writes its error message here (CURLOPT_ERRORBUFFER needs CURL_ERROR_SIZE bytes).
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// Header lists must stay alive until the transfer is done.
@@ -75,9 +81,35 @@ final class EasyHandle {
         guard let raw = curl_easy_init() else {
             throw SluiceError(.transportFailure, "curl_easy_init failed (out of memory?).")
         }
+        guard let parsedURL = curl_url() else {
+            curl_easy_cleanup(raw)
+            throw SluiceError(.transportFailure, "curl_url failed (out of memory?).")
+        }
         self.raw = raw
+        self.parsedURL = parsedURL
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        // Set once: the parsed URL changes in place (`setURL`).
+        try set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(parsedURL))
+    }
+
+    /// Makes `url` the request's URL, parsed as libcurl parses CURLOPT_URL. The text goes in as
+    /// CURLOPT_URL too: libcurl reports it (and would fall back on it) as the transfer's URL.
+    func setURL(_ url: String) throws(SluiceError) {
+        // Until both hold the new URL, the handle's URL is unknown: a failure makes the next
+        // transfer set it again, whatever its URL.
+        settings.url = nil
+        // The flags libcurl itself parses CURLOPT_URL with (without username or path options,
+        // which Sluice does not set).
+        let flags = UInt32(CURLU_GUESS_SCHEME) | UInt32(CURLU_NON_SUPPORT_SCHEME)
+        let code = url.withCString { curl_url_set(parsedURL, CURLUPART_URL, $0, flags) }
+        guard code == CURLUE_OK else {
+            throw SluiceError(
+                .invalidURL, "libcurl could not parse \(url): \(String(cString: curl_url_strerror(code))).",
+                curlCode: Int(CURLE_URL_MALFORMAT.rawValue))
+        }
+        try set(CURLOPT_URL, url)
+        settings.url = url
     }
 
     func set(_ option: CURLoption, _ value: Int) throws(SluiceError) {
@@ -177,6 +209,7 @@ final class EasyHandle {
     deinit {
         // Only ever released on the loop thread, after it was removed from the multi handle.
         curl_easy_cleanup(raw)
+        curl_url_cleanup(parsedURL)
         freeHeaders()
         errorBuffer.deallocate()
     }
