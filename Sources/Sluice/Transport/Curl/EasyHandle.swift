@@ -58,6 +58,8 @@ final class EasyHandle {
         var timeout: Duration?
         /// CURLOPT_PROXY (nil: from the environment, "": none).
         var proxy: String?
+        /// CURLOPT_NOPROXY (nil: from the environment, "": no host bypasses the proxy).
+        var noProxy: String?
         /// CURLOPT_SSL_VERIFYPEER and CURLOPT_SSL_VERIFYHOST.
         var verifyTLS = true
         /// CURLOPT_ACCEPT_ENCODING set to "" (every coding libcurl decodes).
