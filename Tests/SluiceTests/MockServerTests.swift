@@ -480,9 +480,14 @@ struct MockServerTests {
                     let url = server.url(for: .bytes(started % 2000))
                     started += 1
                     group.addTask {
-                        guard let (data, response) = try? await session.data(from: url) else { return false }
-                        let checksum = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Checksum")
-                        return checksum == MockServer.checksum(of: data)
+                        do {
+                            let (data, response) = try await session.data(from: url)
+                            let checksum = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Checksum")
+                            return checksum == MockServer.checksum(of: data)
+                        } catch {
+                            Issue.record("\(url): \(error)")
+                            return false
+                        }
                     }
                 }
                 for _ in 0..<100 { add() }

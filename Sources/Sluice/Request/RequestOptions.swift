@@ -24,7 +24,8 @@ public struct RequestOptions: Sendable, Equatable {
     public var receiveBufferSize: Int? = nil
     /// A proxy URL; nil for none. Proxy environment variables are ignored unless `proxyFromEnvironment`.
     public var proxy: String? = nil
-    /// Whether to honour `http_proxy`, `https_proxy` and `no_proxy` from the environment.
+    /// Whether to honour `http_proxy`, `https_proxy` and `no_proxy` from the environment. With a
+    /// `proxy` set as well, that proxy is used and `no_proxy` still names the hosts that bypass it.
     public var proxyFromEnvironment = false
     /// Whether to verify the server's TLS certificate and host name.
     public var verifyTLS = true

@@ -12,7 +12,8 @@ final class EasyHandle {
     /// every transfer and writes it out again normalized; given a parsed URL, it copies the parts.
     /// Here that saved about 11,000 instructions of a small GET's 61,000 when the URL repeats (a
     /// pooled handle keeps its URL) and about 5,000 when each request parses a new one. The handle
-    /// owns it: libcurl only borrows it, so it is freed after `curl_easy_cleanup`.
+    /// owns it: libcurl only borrows it, so it is freed after `curl_easy_cleanup`. Not used for a
+    /// URL with an IPv6 zone id (see `setURL`).
     private let parsedURL: OpaquePointer
     /// libcurl writes its error message here (CURLOPT_ERRORBUFFER needs CURL_ERROR_SIZE bytes).
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -47,8 +48,10 @@ final class EasyHandle {
     /// Options a transfer may set, with the values a fresh handle has (nil: libcurl's default,
     /// unless noted).
     struct Settings {
-        /// CURLOPT_URL.
+        /// The URL, in CURLOPT_URL and (unless it has a zone id) in the parsed URL.
         var url: String?
+        /// Whether CURLOPT_CURLU points at the handle's parsed URL.
+        var isParsedURLAttached = false
         /// CURLOPT_HEADERDATA, CURLOPT_WRITEDATA, CURLOPT_PRIVATE and CURLOPT_PREREQDATA: the
         /// transfer's context.
         var context: UnsafeMutableRawPointer?
@@ -91,27 +94,64 @@ final class EasyHandle {
         self.parsedURL = parsedURL
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        // Set once: the parsed URL changes in place (`setURL`).
-        try set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(parsedURL))
     }
 
-    /// Makes `url` the request's URL, parsed as libcurl parses CURLOPT_URL. The text goes in as
-    /// CURLOPT_URL too: libcurl reports it (and would fall back on it) as the transfer's URL.
+    /// Makes `url` the request's URL: parsed as libcurl parses CURLOPT_URL, and as text in
+    /// CURLOPT_URL too, which libcurl reports (CURLINFO_EFFECTIVE_URL) and requests again by itself
+    /// (its retry on a dead reused connection, after a 417, for an authentication round).
     func setURL(_ url: String) throws(SluiceError) {
         // Until both hold the new URL, the handle's URL is unknown: a failure makes the next
         // transfer set it again, whatever its URL.
         settings.url = nil
-        // The flags libcurl itself parses CURLOPT_URL with (without username or path options,
-        // which Sluice does not set).
-        let flags = UInt32(CURLU_GUESS_SCHEME) | UInt32(CURLU_NON_SUPPORT_SCHEME)
-        let code = url.withCString { curl_url_set(parsedURL, CURLUPART_URL, $0, flags) }
-        guard code == CURLUE_OK else {
-            throw SluiceError(
-                .invalidURL, "libcurl could not parse \(url): \(String(cString: curl_url_strerror(code))).",
-                curlCode: Int(CURLE_URL_MALFORMAT.rawValue))
+        if Self.hasZoneID(url) {
+            // libcurl 7.88.1 copies a parsed URL for each transfer without its zone id
+            // (curl_url_dup; later releases fixed it), and a link-local address cannot be reached without
+            // one: such a URL goes to libcurl as text only.
+            if settings.isParsedURLAttached {
+                try set(CURLOPT_CURLU, pointer: nil)
+                settings.isParsedURLAttached = false
+            }
+        } else {
+            // The flags libcurl itself parses CURLOPT_URL with (it adds username and path flags
+            // only for options Sluice does not set).
+            let flags = UInt32(CURLU_GUESS_SCHEME) | UInt32(CURLU_NON_SUPPORT_SCHEME)
+            let code = url.withCString { curl_url_set(parsedURL, CURLUPART_URL, $0, flags) }
+            guard code == CURLUE_OK else {
+                let reason = String(cString: curl_url_strerror(code))
+                if code == CURLUE_OUT_OF_MEMORY {
+                    throw SluiceError(
+                        .transportFailure, "libcurl ran out of memory parsing \(url): \(reason).",
+                        curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue))
+                }
+                throw SluiceError(
+                    .invalidURL, "libcurl could not parse \(url): \(reason).",
+                    curlCode: Int(CURLE_URL_MALFORMAT.rawValue))
+            }
+            if !settings.isParsedURLAttached {
+                try set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(parsedURL))
+                settings.isParsedURLAttached = true
+            }
         }
         try set(CURLOPT_URL, url)
         settings.url = url
+    }
+
+    /// Whether the URL's host is an IPv6 literal with a zone id (`http://[fe80::1%25eth0]/`).
+    static func hasZoneID(_ url: String) -> Bool {
+        var utf8 = url.utf8[...]
+        guard let schemeEnd = utf8.firstRange(of: "://".utf8) else { return false }
+        utf8 = utf8[schemeEnd.upperBound...]
+        var inLiteral = false
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
+            case UInt8(ascii: "["): inLiteral = true
+            case UInt8(ascii: "]"): inLiteral = false
+            case UInt8(ascii: "%") where inLiteral: return true
+            default: break
+            }
+        }
+        return false
     }
 
     func set(_ option: CURLoption, _ value: Int) throws(SluiceError) {
