@@ -126,6 +126,9 @@ extension E2EBenchmark {
         lines.append(
             padded("every operation succeeded:")
                 + (failures.isEmpty ? "yes" : "NO, failed rounds: " + failures.joined(separator: "; ")))
+        // Said with the figures, since it is work Sluice's transport does not do (Docs/Decisions.md).
+        lines.append(
+            padded("URLs:") + "Sluice hands libcurl each URL parsed (CURLOPT_CURLU); the C clients set CURLOPT_URL")
 
         var members: [(String, JSON)] = []
         let headline: [(String, Double)] = [

@@ -119,6 +119,9 @@ extension TransportBenchmark {
                 + "\(formatted(Target.maximumPeakMiB, decimals: 0)): \(verdict(peak) { $0 <= Target.maximumPeakMiB })); "
                 + "C: \(formatted(peakMiB("c_download"))) MiB",
             "checksums agree:                                \(isConsistent ? "yes" : "NO")",
+            // Said with the figures: the requests are not the same work for libcurl (Docs/Decisions.md).
+            "requests:                                       Sluice hands libcurl each URL parsed (CURLOPT_CURLU) "
+                + "and sends Accept-Encoding (its default); C sets CURLOPT_URL and sends no Accept-Encoding",
         ]
 
         var members: [(String, JSON)] = []
