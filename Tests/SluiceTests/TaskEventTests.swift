@@ -71,7 +71,7 @@ struct TaskEventTests {
             let disposable = client.get(url.absoluteString).start()
             try await eventually("the head arrives") { log.names.contains("head 200") }
             disposable.dispose()
-            try await eventually("cancelled") { log.names.last == "cancelled" }
+            try await eventually("cancelled, after \(log.names)") { log.names.last == "cancelled" }
             #expect(log.names.first == "created")
             #expect(!log.names.contains { $0.hasPrefix("completed") })
         }
