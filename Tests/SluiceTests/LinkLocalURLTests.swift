@@ -24,7 +24,7 @@ struct LinkLocalURLTests {
     @Test(.enabled(if: LinkLocalAddress.first != nil, "no link-local IPv6 address on this machine"))
     func aLinkLocalAddressWithAZoneIDIsReachedOnAReusedHandle() async throws {
         let local = try #require(LinkLocalAddress.first)
-        let server = try OneShotIPv6Server(address: local)
+        let server = try LinkLocalServer(address: local)
         defer { server.stop() }
         let other = try await MockServer.start()
         let transport = CurlTransport()
@@ -77,52 +77,22 @@ struct LinkLocalAddress: Sendable {
 }
 
 /// A blocking HTTP/1.1 server on a link-local IPv6 address: it answers every request on each
-/// connection it accepts with a 2-byte body.
-final class OneShotIPv6Server: @unchecked Sendable {
-    let port: Int
-    private let descriptor: Int32
+/// connection with a 2-byte body.
+final class LinkLocalServer: ThreadedLoopbackServer, @unchecked Sendable {
     private let served = Atomic<Int>(0)
 
     var requestCount: Int { served.load(ordering: .relaxed) }
 
-    init(address: LinkLocalAddress) throws {
-        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+    convenience init(address: LinkLocalAddress) throws {
         var socketAddress = sockaddr_in6()
         socketAddress.sin6_family = sa_family_t(AF_INET6)
         socketAddress.sin6_addr = address.address
         socketAddress.sin6_scope_id = address.scope
-        let bound = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-            }
-        }
-        guard bound == 0, listen(descriptor, 4) == 0 else {
-            close(descriptor)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        _ = withUnsafeMutablePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: socketAddress.sin6_port))
-        Thread { [self] in acceptLoop() }.start()
+        let (listener, port) = try LoopbackSocket.listen(on: socketAddress, backlog: 4)
+        self.init(listener: listener, port: port)
     }
 
-    func stop() { shutdown(descriptor, Int32(SHUT_RDWR)) }
-
-    private func acceptLoop() {
-        while true {
-            let connection = accept(descriptor, nil, nil)
-            if connection < 0 { break }
-            serve(connection)
-            close(connection)
-        }
-        close(descriptor)
-    }
-
-    private func serve(_ connection: Int32) {
+    override func serve(_ connection: Int32) {
         var pending = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {

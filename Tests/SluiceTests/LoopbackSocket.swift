@@ -28,6 +28,27 @@ enum LoopbackSocket {
         return (descriptor, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
+    /// A socket listening on `address` (an IPv6 address and its scope) at a port the kernel chose,
+    /// and that port.
+    static func listen(on address: sockaddr_in6, backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        var bound = address
+        let result = withUnsafePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+            }
+        }
+        guard result == 0, Glibc.listen(descriptor, backlog) == 0 else {
+            close(descriptor)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, Int(UInt16(bigEndian: bound.sin6_port)))
+    }
+
     /// A socket connecting to `port` on 127.0.0.1 (a non-blocking one may still be connecting), or
     /// nil if the connection was refused.
     static func connect(to port: Int, nonBlocking: Bool = false) -> Int32? {
@@ -53,8 +74,9 @@ enum LoopbackSocket {
     }
 }
 
-/// A server on 127.0.0.1 that accepts connections on a thread of its own and serves each one on
-/// another, until stopped. Subclasses implement `serve(_:)`.
+/// A server on 127.0.0.1 (or on another listening socket it is given) that accepts connections on
+/// a thread of its own and serves each one on another, until stopped. Subclasses implement
+/// `serve(_:)`.
 class ThreadedLoopbackServer: @unchecked Sendable {
     // `@unchecked`: a class open to subclasses cannot be checked; its own state is immutable or
     // atomic, and subclasses keep theirs in a `Mutex` or an `Atomic`.
@@ -64,6 +86,17 @@ class ThreadedLoopbackServer: @unchecked Sendable {
 
     init() throws {
         (listener, port) = try LoopbackSocket.listen(backlog: 16)
+        startAccepting()
+    }
+
+    /// Serves the connections of `listener`, a listening socket bound to `port`; takes it over.
+    init(listener: Int32, port: Int) {
+        self.listener = listener
+        self.port = port
+        startAccepting()
+    }
+
+    private func startAccepting() {
         Thread { [self] in acceptLoop() }.start()
     }
 
