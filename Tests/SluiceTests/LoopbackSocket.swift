@@ -9,44 +9,38 @@ import Synchronization
 enum LoopbackSocket {
     /// A socket listening on 127.0.0.1 at a port the kernel chose, and that port.
     static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = address(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, Glibc.listen(descriptor, backlog) == 0 else {
-            close(descriptor)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
-        }
-        return (descriptor, Int(UInt16(bigEndian: actual.sin_port)))
+        let (descriptor, bound) = try listening(AF_INET, address(port: 0), backlog: backlog, failure: .EADDRINUSE)
+        return (descriptor, Int(UInt16(bigEndian: bound.sin_port)))
     }
 
     /// A socket listening on `address` (an IPv6 address and its scope) at a port the kernel chose,
     /// and that port.
     static func listen(on address: sockaddr_in6, backlog: Int32) throws -> (descriptor: Int32, port: Int) {
-        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        let (descriptor, bound) = try listening(AF_INET6, address, backlog: backlog, failure: .EADDRNOTAVAIL)
+        return (descriptor, Int(UInt16(bigEndian: bound.sin6_port)))
+    }
+
+    /// A socket of `family` bound to `address` and listening, and the address the kernel bound
+    /// (with the port it chose); `failure` is thrown if it cannot bind or listen.
+    private static func listening<Address>(
+        _ family: Int32, _ address: Address, backlog: Int32, failure: POSIXErrorCode
+    ) throws -> (descriptor: Int32, bound: Address) {
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
         var bound = address
         let result = withUnsafePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
             }
         }
         guard result == 0, Glibc.listen(descriptor, backlog) == 0 else {
             close(descriptor)
-            throw POSIXError(.EADDRNOTAVAIL)
+            throw POSIXError(failure)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        var length = socklen_t(MemoryLayout<Address>.size)
         withUnsafeMutablePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
         }
-        return (descriptor, Int(UInt16(bigEndian: bound.sin6_port)))
+        return (descriptor, bound)
     }
 
     /// A socket connecting to `port` on 127.0.0.1 (a non-blocking one may still be connecting), or
