@@ -2,24 +2,31 @@
 // to the same result, with contracts too easy to break for users' code.
 
 extension SignalProducer {
-    /// A producer that calls `make` on every start and runs the producer it returns in place: with
-    /// the same observer and the same lifetime, so without a gate or an inner subscription of its
-    /// own (`make` runs on the starting thread, before anything is sent).
+    /// A producer whose every start runs `startHandler` with the subscription's observer and
+    /// lifetime directly: no gate, so the handler must send serially and in the grammar of `Event`
+    /// (as operators do); see `run(into:_:)` for handing the subscription on.
     @inlinable
-    package static func deferred(_ make: @escaping @Sendable () -> SignalProducer) -> SignalProducer {
-        SignalProducer(serialized: { observer, lifetime in
-            make().startHandler(observer, lifetime)
-        })
+    package static func serial(_ startHandler: @escaping @Sendable (Observer<Value, Failure>, Lifetime) -> Void)
+        -> SignalProducer
+    {
+        SignalProducer(serialized: startHandler)
     }
 
-    /// Like `deferred(_:)`, with the subscription's lifetime handed to `make`, which may attach
-    /// what must live exactly as long as the subscription before the producer is even made.
+    /// The gate `init(_:)` puts between a start handler and the subscriber, for a handler written
+    /// with `serial(_:)`: sends through the returned observer, from any thread, reach `downstream`
+    /// one at a time and in order, and `downstream` gets `interrupted` when `lifetime` ends first.
+    /// (One closure per producer, where `init(_:)` wraps the handler in a second.)
     @inlinable
-    package static func deferred(withLifetime make: @escaping @Sendable (Lifetime) -> SignalProducer) -> SignalProducer
-    {
-        SignalProducer(serialized: { observer, lifetime in
-            make(lifetime).startHandler(observer, lifetime)
-        })
+    package static func gate(_ downstream: Observer<Value, Failure>, _ lifetime: Lifetime) -> Observer<Value, Failure> {
+        Operators.serialized(downstream, lifetime)
+    }
+
+    /// Runs this producer's work as part of an enclosing subscription: its events go to `observer`
+    /// (which receives them serially) and it ends with `lifetime`. The same as starting it inside
+    /// `lift`, without the derived producer and its closures.
+    @inlinable
+    package func run(into observer: Observer<Value, Failure>, _ lifetime: Lifetime) {
+        startHandler(observer, lifetime)
     }
 }
 

@@ -94,7 +94,15 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     @inlinable
     @discardableResult
     public func startWithResult(_ action: @escaping @Sendable (Result<Value, Failure>) -> Void) -> any Disposable {
-        start(Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }))
+        // One closure, not `Observer(value:failed:)` with two: each closure is an allocation.
+        start(
+            Observer { event in
+                switch event {
+                case .value(let value): action(.success(value))
+                case .failed(let error): action(.failure(error))
+                case .completed, .interrupted: break
+                }
+            })
     }
 
     /// Starts the work, observing the failure only.

@@ -22,6 +22,12 @@ final class ChainResponseRun: Sendable {
         self.downstream = downstream
     }
 
+    /// The observer of the chain's events (a closure capturing only the run needs no allocation
+    /// of its own).
+    var observer: Observer<TransferEvent, SluiceError> {
+        Observer { [self] event in receive(event) }
+    }
+
     /// Gathers a transfer event; sends the response once the transfer has completed, counts it in
     /// the client's metrics and reports it to the task's observers.
     func receive(_ event: Event<TransferEvent, SluiceError>) {
@@ -45,6 +51,11 @@ final class ChainResponseRun: Sendable {
         let outcome = parts.withLock { (parts) -> Result<Response, SluiceError>? in
             if parts.failed { return nil }
             guard let metrics = parts.add(transferEvent) else { return nil }
+            if let collected = exchange.takeCollectedResponse() {
+                // Handed over (see `Exchange.Delivery.handedOver`): the transport's response to the
+                // request it was given, which is the one the final hop sent.
+                return .success(collected)
+            }
             do throws(SluiceError) {
                 return .success(try parts.response(for: exchange.lastSentRequest ?? request, metrics: metrics))
             } catch {

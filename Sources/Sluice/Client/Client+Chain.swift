@@ -31,16 +31,18 @@ extension Client {
     /// start sends it again, disposing cancels it. An invalid request fails when started, and
     /// nothing is sent.
     public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
-        let hub = eventHub
-        let inFlight = self.inFlight
-        return SignalProducer.deferred { [self] lifetime in
+        // The chain runs inside this producer's own subscription (`run(_:delivery:reporter:into:_:)`):
+        // one closure for the producer, no gate and no derived producers per start.
+        SignalProducer.serial { [self] observer, lifetime in
             // In flight before anything else happens (its task's first events, the interceptors):
             // cancelling through the client ends the subscription as disposing it would.
             lifetime += inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
             // Watched requests stream, so that progress can be reported; others take the cheaper
             // collected path through the transport.
-            let reporter = hub.reporter(for: request)
-            return run(request, delivery: reporter == nil ? .buffered : .streaming(nil), reporter: reporter)
+            let reporter = eventHub.reporter(for: request)
+            let delivery: Exchange.Delivery =
+                reporter != nil ? .streaming(nil) : preservesResponses ? .handedOver : .buffered
+            run(request, delivery: delivery, reporter: reporter, into: observer, lifetime)
         }
     }
 
@@ -48,28 +50,30 @@ extension Client {
     func collect(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
         Response, SluiceError
     > {
-        SignalProducer.deferred { [self] in run(request, delivery: delivery, reporter: reporter) }
+        SignalProducer.serial { [self] observer, lifetime in
+            run(request, delivery: delivery, reporter: reporter, into: observer, lifetime)
+        }
     }
 
-    /// One run of `request` through the chain, as a response: the chain's transfer events put
-    /// together by an observer on their path (no gate, no inner subscription). Made when the run
-    /// starts (see `SignalProducer.deferred`).
-    private func run(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
-        Response, SluiceError
-    > {
-        let aggregator = metricsAggregator
+    /// One run of `request` through the chain within a subscription, as a response: the chain's
+    /// transfer events put together by an observer on their path (no gate, no inner subscription),
+    /// which sends the response to `downstream`.
+    private func run(
+        _ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?,
+        into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime
+    ) {
         reporter?.report(.created)
         reporter?.report(.resumed)
         let exchange = Exchange(
             request: request, transport: transport, scheduler: configuration.scheduler, delivery: delivery,
             reporter: reporter)
         let events = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
-        return events.lift { downstream, _ in
-            let run = ChainResponseRun(
-                request: request, exchange: exchange, reporter: reporter, aggregator: aggregator,
-                downstream: downstream)
-            return Observer { event in run.receive(event) }
-        }
+        events.run(
+            into: ChainResponseRun(
+                request: request, exchange: exchange, reporter: reporter, aggregator: metricsAggregator,
+                downstream: downstream
+            ).observer,
+            lifetime)
     }
 
     /// The transfer events of `request` through the chain, delivered as they happen (chunks and

@@ -42,6 +42,9 @@ public final class Client: Sendable {
     /// interceptors, then the built-in ones (see `Client.chain(_:configuration:)`).
     public let interceptors: [any Interceptor]
     let resolution: BaseURLResolution?
+    /// Whether every interceptor of the chain is a `ResponsePreservingInterceptor`, so that the
+    /// transport's response can be handed over whole (`Exchange.Delivery.handedOver`).
+    let preservesResponses: Bool
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub
     let metricsAggregator: MetricsAggregator
@@ -78,6 +81,7 @@ public final class Client: Sendable {
         self.configuration = configuration
         self.transport = transport
         self.interceptors = chain
+        self.preservesResponses = Self.preservesResponses(chain)
         self.inFlight = InFlightRequests()
         self.eventHub = TaskEventHub()
         self.metricsAggregator = MetricsAggregator()
@@ -90,10 +94,15 @@ public final class Client: Sendable {
         configuration = client.configuration
         transport = client.transport
         interceptors = chain
+        preservesResponses = Self.preservesResponses(chain)
         inFlight = client.inFlight
         eventHub = client.eventHub
         metricsAggregator = client.metricsAggregator
         lazyReachability = client.lazyReachability
+    }
+
+    private static func preservesResponses(_ chain: [any Interceptor]) -> Bool {
+        chain.allSatisfy { $0 is any ResponsePreservingInterceptor }
     }
 
     /// The scheduler of the default configuration.

@@ -7,9 +7,15 @@ import Synchronization
 final class Exchange: Sendable {
     /// How the transport step moves the bytes.
     enum Delivery: Sendable {
-        /// Collect the body in the transport and deliver it as one chunk: the cheapest path, for
+        /// Collect the body in the transport and deliver it as one chunk: the cheap path, for
         /// callers that want the whole response and no progress.
         case buffered
+        /// Like `buffered`, for a chain whose every interceptor passes the transport's events on
+        /// unchanged or drops an attempt whole (`ResponsePreservingInterceptor`): the transport's
+        /// response goes to the client's run as it is (`takeCollectedResponse()`), and the chain
+        /// sees only its head and completion. The cheapest path: the body is not sent as an event,
+        /// and the response is not put together again from the events.
+        case handedOver
         /// Deliver chunks and progress as they happen; `control` can suspend the transfer.
         case streaming(TransferControl?)
     }
@@ -21,6 +27,8 @@ final class Exchange: Sendable {
     let reporter: TaskReporter?
     private let lastSent = Mutex<Request?>(nil)
     private let responded = Atomic<Bool>(false)
+    /// The transport's last response, for `handedOver` delivery, until the client's run takes it.
+    private let collected = Mutex<Response?>(nil)
 
     init(
         request: Request, transport: any Transport, scheduler: any DateScheduler, delivery: Delivery,
@@ -40,12 +48,35 @@ final class Exchange: Sendable {
     /// request may have been processed by a server, so it is not safe to send it again blindly.
     var hasReceivedResponse: Bool { responded.load(ordering: .relaxed) }
 
+    /// Takes the transport's response whose head and completion the chain passed on last (`handedOver`
+    /// delivery only; nil otherwise).
+    func takeCollectedResponse() -> Response? {
+        collected.withLock { response in
+            defer { response = nil }
+            return response
+        }
+    }
+
     /// Whether anybody observes lifecycle events (so callers can skip building them).
     var isReporting: Bool { reporter != nil }
 
     /// Sends a lifecycle event to the observers, if there are any.
     func report(_ kind: TaskEvent.Kind) {
         reporter?.report(kind)
+    }
+
+    /// Sends the transport's collected response on as the events of a transfer: its head, the
+    /// whole body as one chunk (or, when `handsOver`, the response itself for the client's run to
+    /// take), the metrics.
+    private func relay(_ response: Response, handsOver: Bool, to downstream: Observer<TransferEvent, SluiceError>) {
+        responded.store(true, ordering: .relaxed)
+        // Kept before the head goes on, so that it is there whatever the head sets off.
+        if handsOver { collected.withLock { $0 = response } }
+        downstream.send(
+            value: .head(
+                ResponseHead(status: response.status, headers: response.headers, httpVersion: response.httpVersion)))
+        if !handsOver && !response.body.isEmpty { downstream.send(value: .body(response.body)) }
+        downstream.send(value: .completed(response.metrics ?? TransferMetrics()))
     }
 
     /// The end of the chain: validates `request` and hands it to the transport.
@@ -74,27 +105,24 @@ final class Exchange: Sendable {
                     downstream.send(event)
                 }
             }
-        case .buffered:
+        case .buffered, .handedOver:
             // The transport's collected response, as the events of a transfer: its head, the whole
-            // body as one chunk, the metrics.
-            return transport.response(for: prepared).lift { [self] downstream, _ in
+            // body as one chunk (or, handed over, the response itself), the metrics.
+            let handsOver: Bool
+            if case .handedOver = delivery { handsOver = true } else { handsOver = false }
+            // The transport's producer runs inside this one's subscription (one closure, where
+            // `lift` makes two).
+            return SignalProducer.serial { [self] downstream, lifetime in
                 lastSent.withLock { $0 = request }
-                return Observer { [self] event in
+                let observer = Observer<Response, SluiceError> { [self] event in
                     switch event {
-                    case .value(let response):
-                        responded.store(true, ordering: .relaxed)
-                        downstream.send(
-                            value: .head(
-                                ResponseHead(
-                                    status: response.status, headers: response.headers,
-                                    httpVersion: response.httpVersion)))
-                        if !response.body.isEmpty { downstream.send(value: .body(response.body)) }
-                        downstream.send(value: .completed(response.metrics ?? TransferMetrics()))
+                    case .value(let response): relay(response, handsOver: handsOver, to: downstream)
                     case .failed(let error): downstream.send(error: error)
                     case .completed: downstream.sendCompleted()
                     case .interrupted: downstream.sendInterrupted()
                     }
                 }
+                transport.response(for: prepared).run(into: observer, lifetime)
             }
         }
     }

@@ -71,7 +71,9 @@ public final class CurlTransport: Transport {
     /// progress event to be put together downstream.
     public func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
         let queue = self.queue
-        return SignalProducer { observer, lifetime in
+        return SignalProducer.serial { downstream, lifetime in
+            // The loop thread sends, a disposal interrupts from another: a gate serializes them.
+            let observer = SignalProducer.gate(downstream, lifetime)
             let id = queue.makeID()
             let token = TransferToken(id: id, queue: queue)
             queue.send(.start(TransferStart(id: id, request: request, sink: .response(observer), token: token)))
