@@ -82,3 +82,240 @@ struct ResponseHandOverTests {
         await #expect(throws: SluiceError.self) { try await client.get("again").value }
     }
 }
+
+/// Hands on another transport's collected responses and keeps the last one, to tell whether the
+/// caller receives that very response.
+private final class RecordingTransport: Transport {
+    let inner: any Transport
+    let last = Mutex<Response?>(nil)
+
+    init(_ inner: any Transport) {
+        self.inner = inner
+    }
+
+    func transfer(_ request: PreparedRequest) -> SignalProducer<TransferEvent, SluiceError> {
+        inner.transfer(request)
+    }
+
+    func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
+        inner.response(for: request).on(value: { [self] response in last.withLock { $0 = response } })
+    }
+}
+
+/// Answers `response(for:)` itself, as a cache would: with the request it recorded the response
+/// for, and no metrics.
+private final class CachingTransport: Transport {
+    let recordedFor: Request
+
+    init(recordedFor: Request) {
+        self.recordedFor = recordedFor
+    }
+
+    func transfer(_ request: PreparedRequest) -> SignalProducer<TransferEvent, SluiceError> {
+        SignalProducer(error: SluiceError(.cancelled, "This transport answers whole responses only."))
+    }
+
+    func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
+        SignalProducer(
+            value: Response(status: 200, headers: ["X-Cache": "hit"], body: Data("cached".utf8), request: recordedFor))
+    }
+}
+
+/// Restarts the rest of the chain once when it fails, with the producer operator.
+private struct RestartOnce: Interceptor {
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+        chain.proceed(request).retry(upTo: 1)
+    }
+}
+
+/// Numbers the requests it is asked to send, when it is asked (in `intercept`).
+private final class Numbering: Interceptor {
+    private let count = Atomic<Int>(0)
+
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+        var request = request
+        request.headers["X-Number"] = "\(count.wrappingAdd(1, ordering: .relaxed).newValue)"
+        return chain.proceed(request)
+    }
+}
+
+@Suite("Response hand-over, edges")
+struct ResponseHandOverEdgeTests {
+    @Test func theTransportsResponseReachesTheCallerItself() async throws {
+        let transport = RecordingTransport(StubTransport(reply: .response(status: 200, body: Data("abc".utf8))))
+        let client = try Client(baseURL: "https://a.example/", transport: transport)
+        let response = try await client.get("x").value
+        let recorded = try #require(transport.last.withLock { $0 })
+        #expect(response.isCopy(of: recorded), "handed over, not put together again")
+        #expect(response.body == Data("abc".utf8))
+    }
+
+    @Test func aResponseWithoutTheRequestSentOrMetricsIsPutTogetherAsBefore() async throws {
+        let recorded = Request(method: .get, url: URL(string: "https://recorded.example/old")!)
+        let client = try Client(baseURL: "https://a.example/", transport: CachingTransport(recordedFor: recorded))
+        let response = try await client.get("new").value
+        #expect(response.body == Data("cached".utf8))
+        #expect(response.headers["X-Cache"] == "hit")
+        #expect(response.request.url.absoluteString == "https://a.example/new")
+        #expect(response.request.headers["User-Agent"] != nil, "the request as sent, default headers included")
+        #expect(response.metrics != nil)
+    }
+
+    @Test func aRetryableResponseFollowedByAFailureEndsWithTheFailure() async throws {
+        let attempts = Atomic<Int>(0)
+        let stub = StubTransport { _ in
+            attempts.wrappingAdd(1, ordering: .relaxed).oldValue == 0
+                ? .response(status: 503, body: Data("busy".utf8))
+                : .failure(SluiceError(.cannotConnect, "refused"))
+        }
+        var configuration = Client.Configuration()
+        var policy = RetryPolicy(maxAttempts: 2, baseDelay: .zero)
+        policy.jitter = .none
+        configuration.retryPolicy = policy
+        let client = try Client(baseURL: "https://a.example/", configuration: configuration, transport: stub)
+        await #expect(throws: SluiceError.self) { try await client.get("x").value }
+    }
+
+    @Test func aRedirectWhoseNextHopFailsEndsWithTheFailure() async throws {
+        let stub = StubTransport { request in
+            request.url.path == "/a"
+                ? .response(status: 302, headers: ["Location": "/b"], body: Data("moved".utf8))
+                : .failure(SluiceError(.cannotConnect, "refused"))
+        }
+        let client = try Client(baseURL: "https://a.example/", transport: stub)
+        await #expect(throws: SluiceError.self) { try await client.get("a").value }
+    }
+
+    @Test func aUsersRetryOperatorStartsAFreshRun() async throws {
+        let attempts = Atomic<Int>(0)
+        let stub = StubTransport { _ in
+            attempts.wrappingAdd(1, ordering: .relaxed).oldValue == 0
+                ? .response(status: 500, body: Data("bad".utf8))
+                : .response(status: 200, body: Data("good".utf8))
+        }
+        let client = try Client(baseURL: "https://a.example/", transport: stub)
+        let response = try await client.get("x").validate().retry(upTo: 1).value
+        #expect(response.status == 200)
+        #expect(response.body == Data("good".utf8))
+    }
+
+    @Test func theRedirectInterceptorProceedsOnceWhenItsProducerIsMade() async throws {
+        let sent = Mutex<[String]>([])
+        let stub = StubTransport { request in
+            let count = sent.withLock { s in
+                s.append(request.headers["X-Number"] ?? "-")
+                return s.count
+            }
+            return count == 1 ? .failure(SluiceError(.cannotConnect, "refused")) : .response(status: 200)
+        }
+        let client = try Client(
+            baseURL: "https://a.example/", chain: [RestartOnce(), RedirectInterceptor(), Numbering()], transport: stub)
+        _ = try await client.get("x").value
+        // A restart runs the producer the redirect interceptor made: the interceptor below it is
+        // asked once, as with `lift`.
+        #expect(sent.withLock { $0 } == ["1", "1"])
+    }
+}
+
+/// The hand-over with libcurl and a real server, no event observers (which would make requests
+/// stream instead).
+@Suite("Response hand-over against MockServer")
+struct ResponseHandOverServerTests {
+    @Test func aRetriedStatusIsReplacedByTheNextAttemptsResponse() async throws {
+        try await withServer { server, transport in
+            server.script(
+                "busy", ScriptedResponse(status: 503, headers: ["Retry-After": "0"], body: Data("busy".utf8)),
+                ScriptedResponse(status: 200, headers: ["X-Final": "yes"], body: Data("ok".utf8)))
+            var configuration = Client.Configuration()
+            var policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1))
+            policy.jitter = .none
+            configuration.retryPolicy = policy
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            let response = try await client.get("busy").value
+            #expect(response.status == 200)
+            #expect(response.body == Data("ok".utf8))
+            #expect(response.headers["X-Final"] == "yes")
+            #expect(response.metrics?.bytesReceived == 2)
+            #expect(server.requests(to: "/busy").count == 2)
+        }
+    }
+
+    @Test func aReplayAfterARefusedTokenDeliversTheReplaysResponse() async throws {
+        try await withServer { server, transport in
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString,
+                interceptors: [.bearer(token: { "stale" }, refresh: { "fresh" })], transport: transport)
+            let response = try await client.get(server.url(for: .bearer(token: "fresh")).absoluteString).value
+            #expect(response.status == 200)
+            #expect(response.request.headers["Authorization"] == "Bearer fresh")
+        }
+    }
+
+    @Test func aRedirectsBodyIsDroppedAndTheFinalHopDelivered() async throws {
+        try await withServer { server, transport in
+            server.script("r1", ScriptedResponse(status: 302, headers: ["Location": "/r2"], body: Data("moved".utf8)))
+            server.script("r2", ScriptedResponse(status: 200, headers: ["X-Hop": "2"], body: Data("arrived".utf8)))
+            let recording = RecordingTransport(transport)
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: recording)
+            let response = try await client.get("r1").value
+            let handedOver = try #require(recording.last.withLock { $0 })
+            #expect(response.isCopy(of: handedOver), "the transport's response, handed over")
+            #expect(response.status == 200)
+            #expect(response.body == Data("arrived".utf8))
+            #expect(response.request.url.path == "/r2")
+            #expect(response.request.headers["User-Agent"] != nil)
+            #expect(response.metrics?.bytesReceived == 7)
+        }
+    }
+
+    @Test func aRedirectTheHandlerStopsIsTheResponse() async throws {
+        try await withServer { server, transport in
+            server.script("s1", ScriptedResponse(status: 302, headers: ["Location": "/s2"], body: Data("moved".utf8)))
+            var configuration = Client.Configuration()
+            configuration.redirectPolicy = .custom { _ in .stop }
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            let response = try await client.get("s1").value
+            #expect(response.status == 302)
+            #expect(response.body == Data("moved".utf8))
+            #expect(server.requests(to: "/s2").isEmpty)
+        }
+    }
+
+    @Test func aDownloadSentThroughSendHasItsFile() async throws {
+        try await withServer { server, transport in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-handover-\(UUID()).bin")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            var request = try client.makeRequest(.get, server.url(for: .bytes(10_000)).absoluteString)
+            request.options.destination = .file(file)
+            let response = try await client.send(request).value
+            #expect(response.fileURL == file)
+            #expect(response.body.isEmpty)
+            #expect(try Data(contentsOf: file).count == 10_000)
+        }
+    }
+
+    @Test func concurrentRequestsAndStartsOfOneProducerEachGetTheirOwnResponse() async throws {
+        try await withServer { server, transport in
+            for index in 0..<50 { server.script("p\(index)", .text("body-\(index)")) }
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let producer = client.get("p0")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        let response = try await client.get("p\(index)").value
+                        #expect(String(decoding: response.body, as: UTF8.self) == "body-\(index)")
+                        #expect(response.request.url.path == "/p\(index)")
+                    }
+                    group.addTask {
+                        let response = try await producer.value
+                        #expect(String(decoding: response.body, as: UTF8.self) == "body-0")
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+}

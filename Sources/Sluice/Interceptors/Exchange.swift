@@ -68,8 +68,14 @@ final class Exchange: Sendable {
     /// Sends the transport's collected response on as the events of a transfer: its head, the
     /// whole body as one chunk (or, when `handsOver`, the response itself for the client's run to
     /// take), the metrics.
-    private func relay(_ response: Response, handsOver: Bool, to downstream: Observer<TransferEvent, SluiceError>) {
+    private func relay(
+        _ response: Response, to request: Request, handsOver: Bool, downstream: Observer<TransferEvent, SluiceError>
+    ) {
         responded.store(true, ordering: .relaxed)
+        // Handed over only as the client's run would put it together from the events: the request
+        // sent, metrics, the file of a download. A transport of a user's may answer with other
+        // values (a cache's recorded request, no metrics); that response goes the general way.
+        let handsOver = handsOver && Self.isWhole(response, for: request)
         // Kept before the head goes on, so that it is there whatever the head sets off.
         if handsOver { collected.withLock { $0 = response } }
         downstream.send(
@@ -77,6 +83,18 @@ final class Exchange: Sendable {
                 ResponseHead(status: response.status, headers: response.headers, httpVersion: response.httpVersion)))
         if !handsOver && !response.body.isEmpty { downstream.send(value: .body(response.body)) }
         downstream.send(value: .completed(response.metrics ?? TransferMetrics()))
+        // The chain passes a completion on within this call, so the client's run has taken the
+        // response by now; one still here was dropped (a redirect followed, a retried status, a
+        // replayed 401) and is let go at once rather than kept with its body until the next hop.
+        if handsOver { collected.withLock { $0 = nil } }
+    }
+
+    /// Whether `response` has what the client's run would give it: `request` (the very value the
+    /// transport was handed), metrics, and the file URL of a download to a file.
+    private static func isWhole(_ response: Response, for request: Request) -> Bool {
+        guard response.request.isCopy(of: request), response.metrics != nil else { return false }
+        if case .file(let url) = request.options.destination { return response.fileURL == url }
+        return response.fileURL == nil
     }
 
     /// The end of the chain: validates `request` and hands it to the transport.
@@ -112,17 +130,18 @@ final class Exchange: Sendable {
             if case .handedOver = delivery { handsOver = true } else { handsOver = false }
             // The transport's producer runs inside this one's subscription (one closure, where
             // `lift` makes two).
+            let response = transport.response(for: prepared)
             return SignalProducer.serial { [self] downstream, lifetime in
                 lastSent.withLock { $0 = request }
                 let observer = Observer<Response, SluiceError> { [self] event in
                     switch event {
-                    case .value(let response): relay(response, handsOver: handsOver, to: downstream)
+                    case .value(let value): relay(value, to: request, handsOver: handsOver, downstream: downstream)
                     case .failed(let error): downstream.send(error: error)
                     case .completed: downstream.sendCompleted()
                     case .interrupted: downstream.sendInterrupted()
                     }
                 }
-                transport.response(for: prepared).run(into: observer, lifetime)
+                response.run(into: observer, lifetime)
             }
         }
     }

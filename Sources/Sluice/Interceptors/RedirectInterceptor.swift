@@ -22,11 +22,13 @@ public struct RedirectInterceptor: Interceptor {
         // The first hop's events pass through an observer (no gate, no inner subscription: most
         // requests are never redirected); a redirect's next hop is started from that observer
         // once the redirect's own transfer has ended, and its events reach the same observer.
-        // (`run(into:)` rather than `lift`: one closure per request instead of two.)
+        // (`run(into:)` rather than `lift`: one closure per request instead of two. The first hop
+        // is proceeded with once, here, as `lift` did: a restart runs the same producer again.)
+        let firstHop = chain.proceed(request)
         return SignalProducer.serial { downstream, lifetime in
             let run = RedirectRun(
                 policy: policy, chain: chain, request: request, downstream: downstream, lifetime: lifetime)
-            chain.proceed(request).run(into: run.observer, lifetime)
+            firstHop.run(into: run.observer, lifetime)
         }
     }
 }

@@ -64,6 +64,12 @@ public struct Request: Sendable {
         }
     }
 
+    /// Whether `other` is a copy of this very request (the same box): equal in every field, told
+    /// in one comparison. Requests made or changed apart may be equal without being copies.
+    func isCopy(of other: Request) -> Bool {
+        storage === other.storage
+    }
+
     /// The box, made this value's own first if it is shared.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }

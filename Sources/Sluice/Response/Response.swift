@@ -36,6 +36,12 @@ public struct Response: Sendable {
     /// The lifecycle reporter of the task that produced it, when somebody watches its events.
     var reporter: TaskReporter?
 
+    /// Whether `other` is a copy of this very response (the same fields, shared), not one made
+    /// apart with equal values.
+    func isCopy(of other: Response) -> Bool {
+        storage === other.storage
+    }
+
     /// The status code, e.g. 200.
     public var status: Int { storage.status }
     /// The header fields of the final response, in order.
