@@ -58,21 +58,14 @@ struct ResponseHandOverTests {
     }
 
     @Test func aRetriedResponseIsReplacedByTheNextAttempts() async throws {
-        let attempts = Atomic<Int>(0)
-        let stub = StubTransport { _ in
-            attempts.wrappingAdd(1, ordering: .relaxed).oldValue == 0
-                ? .response(status: 503, body: Data("busy".utf8))
-                : .response(status: 200, body: Data("fine".utf8))
-        }
-        var configuration = Client.Configuration()
-        var policy = RetryPolicy(maxAttempts: 2, baseDelay: .zero)
-        policy.jitter = .none
-        configuration.retryPolicy = policy
+        let stub = StubTransport.firstThen(
+            .response(status: 503, body: Data("busy".utf8)), .response(status: 200, body: Data("fine".utf8)))
+        let configuration = Client.Configuration.retryingOnce
         let client = try Client(baseURL: "https://a.example/", configuration: configuration, transport: stub)
         let response = try await client.get("flaky").validate().value
         #expect(response.status == 200)
         #expect(response.body == Data("fine".utf8))
-        #expect(attempts.load(ordering: .relaxed) == 2)
+        #expect(stub.requests.count == 2)
     }
 
     @Test func aRedirectLoopStillFails() async throws {
@@ -162,16 +155,9 @@ struct ResponseHandOverEdgeTests {
     }
 
     @Test func aRetryableResponseFollowedByAFailureEndsWithTheFailure() async throws {
-        let attempts = Atomic<Int>(0)
-        let stub = StubTransport { _ in
-            attempts.wrappingAdd(1, ordering: .relaxed).oldValue == 0
-                ? .response(status: 503, body: Data("busy".utf8))
-                : .failure(SluiceError(.cannotConnect, "refused"))
-        }
-        var configuration = Client.Configuration()
-        var policy = RetryPolicy(maxAttempts: 2, baseDelay: .zero)
-        policy.jitter = .none
-        configuration.retryPolicy = policy
+        let stub = StubTransport.firstThen(
+            .response(status: 503, body: Data("busy".utf8)), .failure(SluiceError(.cannotConnect, "refused")))
+        let configuration = Client.Configuration.retryingOnce
         let client = try Client(baseURL: "https://a.example/", configuration: configuration, transport: stub)
         await #expect(throws: SluiceError.self) { try await client.get("x").value }
     }
@@ -187,12 +173,8 @@ struct ResponseHandOverEdgeTests {
     }
 
     @Test func aUsersRetryOperatorStartsAFreshRun() async throws {
-        let attempts = Atomic<Int>(0)
-        let stub = StubTransport { _ in
-            attempts.wrappingAdd(1, ordering: .relaxed).oldValue == 0
-                ? .response(status: 500, body: Data("bad".utf8))
-                : .response(status: 200, body: Data("good".utf8))
-        }
+        let stub = StubTransport.firstThen(
+            .response(status: 500, body: Data("bad".utf8)), .response(status: 200, body: Data("good".utf8)))
         let client = try Client(baseURL: "https://a.example/", transport: stub)
         let response = try await client.get("x").validate().retry(upTo: 1).value
         #expect(response.status == 200)
@@ -317,5 +299,24 @@ struct ResponseHandOverServerTests {
                 try await group.waitForAll()
             }
         }
+    }
+}
+
+extension StubTransport {
+    /// A stub that answers the first request with `first` and every later one with `later`.
+    fileprivate static func firstThen(_ first: Reply, _ later: Reply) -> StubTransport {
+        let answered = Atomic<Int>(0)
+        return StubTransport { _ in answered.wrappingAdd(1, ordering: .relaxed).oldValue == 0 ? first : later }
+    }
+}
+
+extension Client.Configuration {
+    /// Retries once, at once, without jitter.
+    fileprivate static var retryingOnce: Client.Configuration {
+        var configuration = Client.Configuration()
+        var policy = RetryPolicy(maxAttempts: 2, baseDelay: .zero)
+        policy.jitter = .none
+        configuration.retryPolicy = policy
+        return configuration
     }
 }
