@@ -20,11 +20,7 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
         self.startHandler = { downstream, lifetime in
             // The gate makes the handler's sends serial before any operator sees them; when the
             // lifetime ends (disposal), the gate interrupts.
-            let gate = SignalCore<Value, Failure>(observer: downstream)
-            // A closure made here is specialized for the caller's types; disposing the gate through
-            // `any Disposable` would run the generic code, which is much slower.
-            lifetime.observeEnded { gate.interrupt() }
-            startHandler(Observer(gate.send), lifetime)
+            startHandler(Operators.serialized(downstream, lifetime), lifetime)
         }
     }
 

@@ -46,6 +46,8 @@ extension Operators {
     @inlinable
     static func serialized<V, E>(_ downstream: Observer<V, E>, _ lifetime: Lifetime) -> Observer<V, E> {
         let gate = SignalCore<V, E>(observer: downstream)
+        // A closure made here is specialized for the caller's types; disposing the gate through
+        // `any Disposable` would run the generic code, which is much slower.
         lifetime.observeEnded { gate.interrupt() }
         return Observer(gate.send)
     }
