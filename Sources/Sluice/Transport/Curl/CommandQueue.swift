@@ -39,20 +39,25 @@ enum TransferSink: Sendable {
     }
 }
 
-/// Hands commands to the loop thread and wakes it.
+/// Hands commands to the loop thread and wakes it when it sleeps.
 ///
 /// The loop sleeps in `curl_multi_poll`, which also watches this queue's eventfd; writing to the
-/// eventfd wakes it. A command sent from the loop thread itself (a request started from inside an
-/// observer, as `concat` does) needs no wake-up: the loop drains the queue before it polls again.
+/// eventfd wakes it. Only a command sent while the loop sleeps writes to it: a command sent while
+/// the loop runs (from inside an observer on the loop thread, as `concat` does, or from a task that
+/// the loop has just resumed and that starts its next request before the loop got to sleep) is
+/// taken before the loop sleeps again, and the write, the read that clears it and the extra round
+/// of `poll` it causes are saved.
 final class CommandQueue: Sendable {
     private struct State {
         var commands: [LoopCommand] = []
-        var wakeupPending = false
+        /// Between `prepareToSleep()` and `didWake()`: the loop is in, or about to enter, `poll`.
+        var isLoopAsleep = false
+        /// The eventfd was written since the loop went to sleep: one write is enough.
+        var isWakeupWritten = false
     }
 
     private let state = Lock(State())
     private let nextID = Atomic<UInt64>(1)
-    private let loopThread = Atomic<UInt>(0)
     /// An eventfd the loop polls; a write makes it readable.
     let wakeDescriptor: Int32
 
@@ -63,19 +68,34 @@ final class CommandQueue: Sendable {
 
     func makeID() -> UInt64 { nextID.wrappingAdd(1, ordering: .relaxed).oldValue }
 
-    func markLoopThread() { loopThread.store(UInt(pthread_self()), ordering: .releasing) }
-
     func send(_ command: LoopCommand) {
         let mustWake = state.withLock { s -> Bool in
             s.commands.append(command)
-            guard !s.wakeupPending else { return false }
-            s.wakeupPending = true
+            guard s.isLoopAsleep, !s.isWakeupWritten else { return false }
+            s.isWakeupWritten = true
             return true
         }
-        if mustWake && UInt(pthread_self()) != loopThread.load(ordering: .acquiring) {
+        if mustWake {
             var one: UInt64 = 1
             _ = write(wakeDescriptor, &one, 8)
         }
+    }
+
+    /// Marks the loop as going to sleep (loop thread only), unless commands are waiting: then it
+    /// returns false and the loop must take them first. From a true return until `didWake()`, a
+    /// command sent writes to the eventfd, so the loop's `poll` returns.
+    func prepareToSleep() -> Bool {
+        state.withLock { s in
+            guard s.commands.isEmpty else { return false }
+            s.isLoopAsleep = true
+            s.isWakeupWritten = false
+            return true
+        }
+    }
+
+    /// Marks the loop as running again (loop thread only), after its `poll` returned.
+    func didWake() {
+        state.withLock { $0.isLoopAsleep = false }
     }
 
     /// Takes every queued command (loop thread only) into `batch`, which must be empty, by swapping
@@ -83,15 +103,12 @@ final class CommandQueue: Sendable {
     /// and emptying a batch allocates nothing (returning a copy left the queue's buffer shared, and
     /// emptying it then allocated a new one for every batch).
     func takeAll(into batch: inout [LoopCommand]) {
-        state.withLock { s in
-            s.wakeupPending = false
-            swap(&s.commands, &batch)
-        }
+        state.withLock { swap(&$0.commands, &batch) }
     }
 
-    var hasCommands: Bool { state.withLock { !$0.commands.isEmpty } }
-
-    /// Clears the eventfd after a wake-up (loop thread only).
+    /// Clears the eventfd after a `poll` that found it readable (loop thread only). A write that
+    /// lands after this (its sender saw the loop asleep just before it woke) only makes the next
+    /// `poll` return at once, and that one clears it.
     func drainWakeups() {
         var value: UInt64 = 0
         _ = read(wakeDescriptor, &value, 8)

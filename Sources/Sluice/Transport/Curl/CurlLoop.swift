@@ -37,7 +37,6 @@ final class CurlLoop {
 
     /// Runs until a shutdown command arrives, then frees everything in libcurl's documented order.
     func run() {
-        queue.markLoopThread()
         while !isShuttingDown {
             handleCommands()
             do {
@@ -47,11 +46,12 @@ final class CurlLoop {
             }
             multi.forEachFinishedTransfer { handle, result in finish(handle, result) }
             checkIdleTimeouts()
-            if isShuttingDown || queue.hasCommands { continue }
+            if isShuttingDown || !queue.prepareToSleep() { continue }
             let timeout: Int32 = transfers.isEmpty ? 1000 : 100
             // Drain the eventfd only when poll saw it readable (or failed): most wake-ups are a
             // socket's, and a read that finds nothing would be one wasted system call per request.
             let woken = (try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)) ?? true
+            queue.didWake()
             if woken { queue.drainWakeups() }
         }
         queue.takeAll(into: &batch)
@@ -67,7 +67,6 @@ final class CurlLoop {
     /// Serves a transport whose multi handle could not be made: fails every transfer with `error`
     /// until the transport shuts down.
     static func refuseAll(queue: CommandQueue, error: SluiceError) {
-        queue.markLoopThread()
         var batch: [LoopCommand] = []
         while true {
             queue.takeAll(into: &batch)
@@ -83,8 +82,10 @@ final class CurlLoop {
                     break
                 }
             }
+            guard queue.prepareToSleep() else { continue }
             var descriptor = pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)
             _ = poll(&descriptor, 1, 1000)
+            queue.didWake()
             queue.drainWakeups()
         }
     }
