@@ -146,6 +146,11 @@ enum E2EBenchmark: Suite {
                 let pivot = round % clients.count
                 var figures: [String] = []
                 for client in clients[pivot...] + clients[..<pivot] {
+                    // A bulk transfer leaves up to a GiB of dirty pages (the downloaded file, nginx's
+                    // copy of an uploaded body); written back while the next client runs, they
+                    // slowed whichever client came next (the first upload of a round ran at a third
+                    // of the others' rate). Each bulk child starts with them on disk.
+                    if workload.isBulk { sync() }
                     let sample = runChild(client, workload, context(plan, workload, client))
                     results.samples[workload, default: [:]][client, default: []].append(sample)
                     figures.append(
