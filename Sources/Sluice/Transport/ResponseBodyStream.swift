@@ -75,25 +75,30 @@ final class BodyBuffer: Sendable {
         self.control = control
     }
 
+    // The control is told while the lock is held, so it sees the decisions in the order they were
+    // made. Told after unlocking, a consumer draining the buffer could decide to resume between the
+    // transfer's decision to suspend and its `suspend()`: the resume found the control running and
+    // did nothing, the suspend then paused the transfer, and with nothing left to read and nothing
+    // arriving, the consumer waited for good. (The control's lock and the command queue's are
+    // taken inside this one; neither ever takes this one.)
+
     func added(_ count: Int) {
-        let suspend = state.withLock { s -> Bool in
+        state.withLock { s in
             s.buffered += count
             s.peak = max(s.peak, s.buffered)
-            guard s.buffered > limit, !s.isSuspended else { return false }
+            guard s.buffered > limit, !s.isSuspended else { return }
             s.isSuspended = true
-            return true
+            control.suspend()
         }
-        if suspend { control.suspend() }
     }
 
     func taken(_ count: Int) {
-        let resume = state.withLock { s -> Bool in
+        state.withLock { s in
             s.buffered -= count
-            guard s.isSuspended, s.buffered <= limit / 2 else { return false }
+            guard s.isSuspended, s.buffered <= limit / 2 else { return }
             s.isSuspended = false
-            return true
+            control.resume()
         }
-        if resume { control.resume() }
     }
 }
 
