@@ -55,7 +55,7 @@ strict: deps
 TSAN_SUITES := SluiceSignalsTests|AuthInterceptorTests|RetryInterceptorTests|RedirectInterceptorTests
 TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTests|OfflineRetryInterceptorTests
 TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|MetricsAggregatorTests|TransferControlRaceTests
-TSAN_SUITES := $(TSAN_SUITES)|ResponseHandOver|CommandQueueTests|BodyBufferRaceTests|ResponseBodyStreamTests
+TSAN_SUITES := $(TSAN_SUITES)|ResponseHandOver|CommandQueueTests|SuspensionRaceTests|ResponseBodyStreamTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 

@@ -45,7 +45,8 @@ public final class RequestTask: Sendable {
     private let upload = MutableProperty(TaskProgress())
     private let phase = MutableProperty(TaskState.created)
     private let outcome = MutableProperty<Result<Response, SluiceError>?>(nil)
-    private let control = TransferControl()
+    /// Suspends and resumes the transfer (internal: tests compare it with `state`).
+    let control = TransferControl()
     private let inner = Mutex(State())
 
     init(client: Client, request: Request) {
@@ -76,6 +77,9 @@ public final class RequestTask: Sendable {
                 return .start
             case .suspended:
                 s.phase = .running
+                // Under the lock, like `suspend()`'s: the control sees the decisions in the order
+                // they were made (see `suspend()`).
+                control.resume()
                 return .resume
             default:
                 return .none
@@ -83,11 +87,10 @@ public final class RequestTask: Sendable {
         }
         switch step {
         case .start:
-            setPhase(.running)
+            publishPhase()
             start()
         case .resume:
-            control.resume()
-            setPhase(.running)
+            publishPhase()
             report(.resumed)
         case .none: break
         }
@@ -98,11 +101,15 @@ public final class RequestTask: Sendable {
         let suspended = inner.withLock { s -> Bool in
             guard s.phase == .running else { return false }
             s.phase = .suspended
+            // Told while the lock is held: told after, a `resume()` on another thread could decide
+            // in between, find the control running and leave it alone, and this suspend would then
+            // pause the transfer of a task that says it runs, for good. (The control's lock and
+            // the command queue's are taken inside this one; neither ever takes it.)
+            control.suspend()
             return true
         }
         guard suspended else { return }
-        control.suspend()
-        setPhase(.suspended)
+        publishPhase()
         report(.suspended)
     }
 
@@ -126,11 +133,16 @@ public final class RequestTask: Sendable {
         inner.withLock { $0.reporter }?.report(kind)
     }
 
-    /// Publishes `state`, unless the task has already ended (a late suspend or resume must not
-    /// bring a finished task back).
-    private func setPhase(_ next: TaskState) {
+    /// Publishes the task's phase as it is now as `state`, unless the task has ended (a late
+    /// suspend or resume must not bring a finished task back; the end publishes itself). Reading
+    /// the phase while publishing, instead of publishing the phase a call set, makes `state` end
+    /// where the task is when `suspend()` and `resume()` race on two threads: whichever publishes
+    /// last reads the last decision.
+    private func publishPhase() {
         phase.modify { current in
-            if !current.isFinished { current = next }
+            guard !current.isFinished else { return }
+            let now = inner.withLock { $0.phase }
+            if !now.isFinished { current = now }
         }
     }
 
