@@ -47,10 +47,10 @@ struct SuspensionRaceTests {
 
     /// A running task suspended on one thread and resumed on another, 2,000 times: its `state`
     /// and its transfer's control agree at the end (a task that says it runs has its transfer
-    /// running). The transport never answers, so every task stays in flight. The task's lock is a
-    /// `Mutex`, whose waiter wakes too late to land between a `suspend()`'s decision and its
-    /// telling the control, so unlike the buffer's test this one did not catch the old order in
-    /// three runs; it holds the task to the invariant under the thread sanitizer.
+    /// running). The transport never answers, so every task stays in flight. Unlike the buffer's test
+    /// this one did not catch the old order in three runs (the window between a `suspend()`'s
+    /// decision and its telling the control is a few instructions, and a contended lock's waiter
+    /// wakes later than that); it holds the task to the invariant under the thread sanitizer.
     @Test func aTaskSuspendedAndResumedOnTwoThreadsKeepsItsControlInStep() throws {
         let client = try Client(baseURL: "https://api.example.com/", transport: StubTransport(reply: .never))
         var disagreements = 0

@@ -47,7 +47,7 @@ public final class RequestTask: Sendable {
     private let outcome = MutableProperty<Result<Response, SluiceError>?>(nil)
     /// Suspends and resumes the transfer (internal: tests compare it with `state`).
     let control = TransferControl()
-    private let inner = Mutex(State())
+    private let inner = Lock(State())
 
     init(client: Client, request: Request) {
         self.client = client
