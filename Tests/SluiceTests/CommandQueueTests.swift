@@ -71,11 +71,12 @@ struct CommandQueueTests {
                     queue.takeAll(into: &batch)
                     taken += batch.count
                     batch.removeAll(keepingCapacity: true)
-                    guard taken < count, queue.prepareToSleep() else { continue }
-                    var descriptor = pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-                    if poll(&descriptor, 1, 2_000) == 0 { timedOut += 1 }
-                    queue.didWake()
-                    if descriptor.revents != 0 { queue.drainWakeups() }
+                    guard taken < count else { continue }
+                    queue.sleep {
+                        var descriptor = pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+                        if poll(&descriptor, 1, 2_000) == 0 { timedOut += 1 }
+                        return descriptor.revents != 0
+                    }
                 }
                 continuation.resume(returning: (taken, timedOut))
             }

@@ -98,6 +98,17 @@ final class CommandQueue: Sendable {
         state.withLock { $0.isLoopAsleep = false }
     }
 
+    /// The loop's sleep (loop thread only): unless commands are waiting, marks the loop asleep,
+    /// runs `wait` (a `poll` that watches `wakeDescriptor` and returns whether it found it readable,
+    /// or true if it cannot tell), marks the loop awake and clears the eventfd if it was readable.
+    /// Every loop sleeps through here, so none can forget a step.
+    func sleep(_ wait: () -> Bool) {
+        guard prepareToSleep() else { return }
+        let woken = wait()
+        didWake()
+        if woken { drainWakeups() }
+    }
+
     /// Takes every queued command (loop thread only) into `batch`, which must be empty, by swapping
     /// it with the queue's array: the two arrays trade places and keep their capacity, so taking
     /// and emptying a batch allocates nothing (returning a copy left the queue's buffer shared, and

@@ -46,13 +46,11 @@ final class CurlLoop {
             }
             multi.forEachFinishedTransfer { handle, result in finish(handle, result) }
             checkIdleTimeouts()
-            if isShuttingDown || !queue.prepareToSleep() { continue }
+            if isShuttingDown { continue }
             let timeout: Int32 = transfers.isEmpty ? 1000 : 100
-            // Drain the eventfd only when poll saw it readable (or failed): most wake-ups are a
-            // socket's, and a read that finds nothing would be one wasted system call per request.
-            let woken = (try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)) ?? true
-            queue.didWake()
-            if woken { queue.drainWakeups() }
+            // The eventfd is drained only when poll saw it readable (or failed): most wake-ups are
+            // a socket's, and a read that finds nothing would be one wasted system call per request.
+            queue.sleep { (try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)) ?? true }
         }
         queue.takeAll(into: &batch)
         for command in batch {
@@ -82,11 +80,10 @@ final class CurlLoop {
                     break
                 }
             }
-            guard queue.prepareToSleep() else { continue }
-            var descriptor = pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, 1000)
-            queue.didWake()
-            queue.drainWakeups()
+            queue.sleep {
+                var descriptor = pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+                return poll(&descriptor, 1, 1000) != 0
+            }
         }
     }
 
