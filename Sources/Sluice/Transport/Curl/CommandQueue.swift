@@ -68,9 +68,11 @@ final class CommandQueue: Sendable {
 
     func makeID() -> UInt64 { nextID.wrappingAdd(1, ordering: .relaxed).oldValue }
 
-    func send(_ command: LoopCommand) {
+    func send(_ command: consuming LoopCommand) {
+        // Moved into the queue, not copied (a copy retains every reference the command holds).
+        var command = Optional(command)
         let mustWake = state.withLock { s -> Bool in
-            s.commands.append(command)
+            s.commands.append(command.take()!)
             guard s.isLoopAsleep, !s.isWakeupWritten else { return false }
             s.isWakeupWritten = true
             return true

@@ -13,7 +13,7 @@ final class CurlLoop {
     private let multi: MultiHandle
     // Only the loop thread touches these, with accesses that cannot overlap: no run-time
     // exclusivity checks (see `TransferContext`).
-    @exclusivity(unchecked) private var transfers: [UInt64: TransferContext] = [:]
+    @exclusivity(unchecked) private var transfers = TransferTable<TransferContext>()
     @exclusivity(unchecked) private var idleHandles: [EasyHandle] = []
     @exclusivity(unchecked) private var lastIdleCheck = ContinuousClock.now
     @exclusivity(unchecked) private var isShuttingDown = false
@@ -91,7 +91,16 @@ final class CurlLoop {
     private func handleCommands() {
         queue.takeAll(into: &batch)
         if batch.isEmpty { return }
-        for command in batch { handle(command) }
+        // Each command is moved out of the batch and a command that holds no reference left in its
+        // place: iterating the array copied every command (a retain of each reference it holds)
+        // only for the batch to release them (a batch holds about 30 commands with 64 in flight).
+        batch.withUnsafeMutableBufferPointer { commands in
+            for index in commands.indices {
+                let command = commands.moveElement(from: index)
+                commands.initializeElement(at: index, to: .cancel(0))
+                handle(command)
+            }
+        }
         batch.removeAll(keepingCapacity: true)
     }
 
@@ -131,7 +140,7 @@ final class CurlLoop {
                 recycle(easy)
                 throw error
             }
-            transfers[start.id] = context
+            transfers.insert(context, for: start.id)
         } catch {
             start.token.markFinished()
             start.sink.send(error: error)
@@ -139,10 +148,10 @@ final class CurlLoop {
     }
 
     private func finish(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
-        // The handle's private pointer is its context (set by `EasyConfigurator`), which the table
-        // keeps alive: only handles in the multi handle finish, and a context leaves the table
+        // The handle's private pointer leads to its context (see `EasyHandle.transfer`), which the
+        // table keeps alive: only handles in the multi handle finish, and a context leaves the table
         // only after its handle left the multi handle.
-        guard let pointer = EasyHandle.privatePointer(of: handle) else { return }
+        guard let pointer = EasyHandle.transfer(ofRaw: handle) else { return }
         let context = TransferContext.from(pointer)
         let outcome: Result<TransferMetrics, SluiceError>
         if result == CURLE_OK && context.abortReason == nil {
@@ -180,8 +189,9 @@ final class CurlLoop {
     private func release(_ context: TransferContext) {
         context.token.markFinished()
         multi.remove(context.easy)
+        context.easy.transfer = nil
         context.closeOutput()
-        transfers[context.id] = nil
+        transfers.remove(context.id)
         context.bodyReader = nil
         // Pooled handles are not reset (see `EasyHandle.reuse`); one that ended suspended could
         // carry its pause into the next transfer, so it is let go instead.
@@ -189,6 +199,8 @@ final class CurlLoop {
     }
 
     private func recycle(_ easy: EasyHandle) {
+        // (A handle whose transfer could not be added comes here with the transfer still set.)
+        easy.transfer = nil
         guard idleHandles.count < Self.handlePoolSize else { return }
         // An idle handle keeps no copy of the last body (it may be a login form's).
         easy.dropInlineBody()
@@ -223,6 +235,6 @@ final class CurlLoop {
     }
 
     private func failAll(_ error: SluiceError) {
-        for context in Array(transfers.values) { complete(context, .failure(error)) }
+        for context in transfers.values { complete(context, .failure(error)) }
     }
 }

@@ -33,6 +33,12 @@ enum EasyConfigurator {
         try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer))
         try easy.set(CURLOPT_HEADERFUNCTION, callback: headerCallback)
         try easy.set(CURLOPT_WRITEFUNCTION, callback: writeCallback)
+        // These callbacks, and the loop when a transfer finishes, find the transfer through the
+        // handle (see `EasyHandle.transfer`).
+        try easy.set(CURLOPT_HEADERDATA, pointer: easy.userData)
+        try easy.set(CURLOPT_WRITEDATA, pointer: easy.userData)
+        try easy.set(CURLOPT_PREREQDATA, pointer: easy.userData)
+        try easy.set(CURLOPT_PRIVATE, pointer: easy.userData)
         // libcurl calls these only for requests that send a body, which set their data pointers.
         try easy.set(CURLOPT_READFUNCTION, readCallback: readCallback)
         try easy.set(seekCallback: seekCallback)
@@ -49,7 +55,16 @@ enum EasyConfigurator {
 
         // A pooled handle that sent to the same URL keeps it, parsed (see `EasyHandle.setURL`).
         let url = request.url.absoluteString
-        if easy.settings.url != url { try easy.setURL(url) }
+        if easy.settings.url != url {
+            // Wait for a connection that can multiplex rather than opening another one. Depends on
+            // the URL only, so checked when it changes (first: the URL is recorded last).
+            let pipeWait = Self.isHTTPS(url)
+            if easy.settings.pipeWait != pipeWait {
+                try easy.set(CURLOPT_PIPEWAIT, pipeWait)
+                easy.settings.pipeWait = pipeWait
+            }
+            try easy.setURL(url)
+        }
         // Compared as durations: converting them to milliseconds for every request cost more.
         if easy.settings.connectTimeout != options.connectTimeout {
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
@@ -91,12 +106,6 @@ enum EasyConfigurator {
             try easy.set(CURLOPT_HTTP_VERSION, httpVersion)
             easy.settings.httpVersion = httpVersion
         }
-        // Wait for a connection that can multiplex rather than opening another one.
-        let pipeWait = Self.isHTTPS(url)
-        if easy.settings.pipeWait != pipeWait {
-            try easy.set(CURLOPT_PIPEWAIT, pipeWait)
-            easy.settings.pipeWait = pipeWait
-        }
         var bufferSize = options.receiveBufferSize
         if bufferSize == nil, case .file = options.destination { bufferSize = bulkReceiveBufferSize }
         if easy.settings.bufferSize != bufferSize {
@@ -104,14 +113,8 @@ enum EasyConfigurator {
             easy.settings.bufferSize = bufferSize
         }
 
-        // The callbacks' user data, and the loop's way from a finished handle to its context.
-        if easy.settings.context != context.userData {
-            try easy.set(CURLOPT_HEADERDATA, pointer: context.userData)
-            try easy.set(CURLOPT_WRITEDATA, pointer: context.userData)
-            try easy.set(CURLOPT_PRIVATE, pointer: context.userData)
-            try easy.set(CURLOPT_PREREQDATA, pointer: context.userData)
-            easy.settings.context = context.userData
-        }
+        // The callbacks' way to the transfer, and the loop's from a finished handle to its context.
+        easy.transfer = context.userData
 
         if case .file(let url) = options.destination {
             let descriptor = openForDownload(url)
@@ -122,8 +125,7 @@ enum EasyConfigurator {
             context.outputDescriptor = descriptor
         }
 
-        let hasBody: Bool
-        if case .empty = request.body { hasBody = false } else { hasBody = true }
+        let hasBody = context.hasBody
         // Methods that carry a body by convention send an empty one with Content-Length: 0.
         let sendsBody = hasBody || request.method == .post || request.method == .put || request.method == .patch
         let inlineBody = try configureMethodAndBody(context, hasBody: hasBody, sendsBody: sendsBody)
@@ -165,7 +167,7 @@ enum EasyConfigurator {
     ) throws(SluiceError) -> Bool {
         let easy = context.easy
         let request = context.request
-        let length = request.body.knownLength
+        let length = context.expectedUpload
 
         if easy.settings.methodChanged {
             // First (a recycled handle has no copy left): dropping it makes the handle a POST again,
@@ -183,12 +185,14 @@ enum EasyConfigurator {
         }
 
         // (A HEAD sends no body: libcurl must know it for what it is, to expect no body back.)
-        if case .data(let data) = request.body, !data.isEmpty, data.count <= inlineBodyLimit, request.method != .head {
+        if hasBody, case .data(let data) = request.body, !data.isEmpty, data.count <= inlineBodyLimit,
+            request.method != .head
+        {
             try setInlineBody(data, context)
             return true
         }
         do {
-            context.bodyReader = try TransferContext.makeReader(for: request.body)
+            if hasBody { context.bodyReader = try TransferContext.makeReader(for: request.body) }
         } catch let error as SluiceError {
             throw error
         } catch {

@@ -25,6 +25,23 @@ final class EasyHandle {
     /// What the current header list was made from (nil: no list yet, or it must be made anew).
     @exclusivity(unchecked) var headerSource: HeaderSource?
 
+    /// The context of the transfer the handle runs (unretained: the loop's table keeps it alive
+    /// while the handle is in the multi handle), nil between transfers. libcurl's header, write and
+    /// prerequest callbacks and CURLOPT_PRIVATE point at the handle, set once when it is made, and
+    /// reach the transfer through here: pointing them at each transfer's context took four
+    /// `curl_easy_setopt` calls per request.
+    @exclusivity(unchecked) var transfer: UnsafeMutableRawPointer?
+
+    /// The handle behind a callback's user-data pointer or a CURLOPT_PRIVATE pointer.
+    var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// The current transfer of the handle whose user-data pointer is `pointer` (read without
+    /// retaining the handle, which its transfer's context keeps alive).
+    @inline(__always)
+    static func transfer(behind pointer: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        Unmanaged<EasyHandle>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.transfer }
+    }
+
     /// The inputs of a request's header lines (see `EasyConfigurator`).
     struct HeaderSource: Equatable {
         var headers: HTTPHeaders
@@ -52,9 +69,6 @@ final class EasyHandle {
         var url: String?
         /// Whether CURLOPT_CURLU points at the handle's parsed URL.
         var isParsedURLAttached = false
-        /// CURLOPT_HEADERDATA, CURLOPT_WRITEDATA, CURLOPT_PRIVATE and CURLOPT_PREREQDATA: the
-        /// transfer's context.
-        var context: UnsafeMutableRawPointer?
         /// CURLOPT_CONNECTTIMEOUT_MS, as the request gave it (nil: libcurl's default).
         var connectTimeout: Duration?
         /// CURLOPT_TIMEOUT_MS, as the request gave it (nil: none).
@@ -222,9 +236,9 @@ final class EasyHandle {
         Self.info(cString: info, of: raw).map { UnsafePointer($0) }
     }
 
-    /// The CURLOPT_PRIVATE pointer of a raw easy handle.
-    static func privatePointer(of raw: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
-        info(cString: CURLINFO_PRIVATE, of: raw).map { UnsafeMutableRawPointer($0) }
+    /// The context of the transfer a raw easy handle runs, found through its CURLOPT_PRIVATE pointer.
+    static func transfer(ofRaw raw: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        info(cString: CURLINFO_PRIVATE, of: raw).flatMap { transfer(behind: UnsafeMutableRawPointer($0)) }
     }
 
     private static func info(cString info: CURLINFO, of raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<CChar>? {

@@ -53,7 +53,10 @@ final class TransferContext {
     @exclusivity(unchecked) private var received: Int64 = 0
     @exclusivity(unchecked) private var expectedDownload: Int64?
     @exclusivity(unchecked) private var sent: Int64 = 0
-    private let expectedUpload: Int64?
+    /// Whether the request has a body, and the body's length when known (for a file, one `stat`):
+    /// read once here, as each read of `request.body` copies it.
+    let hasBody: Bool
+    let expectedUpload: Int64?
 
     init(
         id: UInt64, request: Request, sink: TransferSink, token: TransferToken, easy: EasyHandle
@@ -66,7 +69,13 @@ final class TransferContext {
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         lastActivity = .now
-        expectedUpload = request.body.knownLength
+        if case .empty = request.body {
+            hasBody = false
+            expectedUpload = 0
+        } else {
+            hasBody = true
+            expectedUpload = request.body.knownLength
+        }
     }
 
     var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -282,7 +291,7 @@ final class TransferContext {
         metrics.tlsHandshake = duration(CURLINFO_APPCONNECT_TIME_T)
         metrics.timeToFirstByte = duration(CURLINFO_STARTTRANSFER_TIME_T)
         metrics.total = duration(CURLINFO_TOTAL_TIME_T)
-        metrics.redirect = duration(CURLINFO_REDIRECT_TIME_T)
+        // `redirect` stays zero: libcurl follows no redirects (the redirect interceptor does).
         if sent < inlineBodyLength { inlineBodySent() }
         metrics.bytesSent = sent
         metrics.bytesReceived = received
@@ -309,18 +318,24 @@ final class TransferContext {
 
 // libcurl's callbacks: plain C functions that find their context through the user-data pointer.
 
+// The header, write and prerequest callbacks get the easy handle (see `EasyHandle.transfer`);
+// libcurl calls them only for a handle in the multi handle, which has a transfer.
+
 let headerCallback: curl_write_callback = { pointer, size, count, userData in
-    TransferContext.with(userData!) {
+    TransferContext.with(EasyHandle.transfer(behind: userData!)!) {
         $0.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: size * count))
     }
 }
 
 let writeCallback: curl_write_callback = { pointer, size, count, userData in
-    TransferContext.with(userData!) { $0.receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count)) }
+    TransferContext.with(EasyHandle.transfer(behind: userData!)!) {
+        $0.receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
+    }
 }
 
 // The read and seek callbacks stay installed on a pooled handle; libcurl calls them only for
-// requests that send a body, which set their user data (a handle's is nil in between).
+// requests that send a body, which set their user data to the context (a handle's is nil in
+// between).
 
 let readCallback: curl_read_callback = { pointer, size, count, userData in
     guard let userData else { return Int(SLUICE_READFUNC_ABORT) }
@@ -330,8 +345,8 @@ let readCallback: curl_read_callback = { pointer, size, count, userData in
 }
 
 let prerequestCallback: curl_prereq_callback = { userData, _, _, _, _ in
-    guard let userData else { return SLUICE_PREREQFUNC_OK }
-    return TransferContext.with(userData) { $0.beginAttempt() }
+    guard let userData, let transfer = EasyHandle.transfer(behind: userData) else { return SLUICE_PREREQFUNC_OK }
+    return TransferContext.with(transfer) { $0.beginAttempt() }
 }
 
 let seekCallback: curl_seek_callback = { userData, offset, origin in
