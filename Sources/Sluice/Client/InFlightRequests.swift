@@ -45,7 +45,7 @@ final class InFlightRequests: Sendable {
     }
 
     private struct State {
-        var entries: [UInt64: Entry] = [:]
+        var entries = IDTable<Entry>()
         var nextID: UInt64 = 0
     }
 
@@ -66,14 +66,14 @@ final class InFlightRequests: Sendable {
         state.withLock { s in
             let id = s.nextID
             s.nextID += 1
-            s.entries[id] = entry
+            s.entries.insert(entry, for: id)
             return id
         }
     }
 
     /// Forgets a finished request.
     func remove(_ id: UInt64) {
-        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+        _ = state.withLock { $0.entries.remove(id) }
     }
 
     /// How many requests are in flight.
@@ -83,10 +83,10 @@ final class InFlightRequests: Sendable {
     @discardableResult
     func cancel(method: HTTPMethod?, path: String?) -> Int {
         let matching = state.withLock { s -> [Entry] in
-            let ids = s.entries.filter { _, entry in
+            let ids = s.entries.entries.filter { _, entry in
                 (method == nil || entry.method == method) && (path == nil || entry.url.path == path)
-            }.map(\.key)
-            return ids.compactMap { s.entries.removeValue(forKey: $0) }
+            }.map(\.id)
+            return ids.compactMap { s.entries.remove($0) }
         }
         // Outside the lock: cancelling delivers `interrupted` to observers.
         for entry in matching { entry.cancel.run() }

@@ -8,27 +8,27 @@ import FoundationEssentials
 public struct Request: Sendable {
     /// The method.
     public var method: HTTPMethod {
-        get { storage.method }
+        _read { yield storage.method }
         _modify { yield &unique().method }
     }
     /// The absolute URL.
     public var url: URL {
-        get { storage.url }
+        _read { yield storage.url }
         _modify { yield &unique().url }
     }
     /// The header fields, in order.
     public var headers: HTTPHeaders {
-        get { storage.headers }
+        _read { yield storage.headers }
         _modify { yield &unique().headers }
     }
     /// The body.
     public var body: RequestBody {
-        get { storage.body }
+        _read { yield storage.body }
         _modify { yield &unique().body }
     }
     /// Transfer settings.
     public var options: RequestOptions {
-        get { storage.options }
+        _read { yield storage.options }
         _modify { yield &unique().options }
     }
 

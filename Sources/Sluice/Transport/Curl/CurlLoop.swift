@@ -13,7 +13,7 @@ final class CurlLoop {
     private let multi: MultiHandle
     // Only the loop thread touches these, with accesses that cannot overlap: no run-time
     // exclusivity checks (see `TransferContext`).
-    @exclusivity(unchecked) private var transfers = TransferTable<TransferContext>()
+    @exclusivity(unchecked) private var transfers = IDTable<TransferContext>()
     @exclusivity(unchecked) private var idleHandles: [EasyHandle] = []
     @exclusivity(unchecked) private var lastIdleCheck = ContinuousClock.now
     @exclusivity(unchecked) private var isShuttingDown = false

@@ -51,7 +51,6 @@ enum EasyConfigurator {
     static func configure(_ context: TransferContext, configuration: CurlTransport.Configuration) throws(SluiceError) {
         let easy = context.easy
         let request = context.request
-        let options = request.options
 
         // A pooled handle that sent to the same URL keeps it, parsed (see `EasyHandle.setURL`).
         let url = request.url.absoluteString
@@ -66,38 +65,38 @@ enum EasyConfigurator {
             try easy.setURL(url)
         }
         // Compared as durations: converting them to milliseconds for every request cost more.
-        if easy.settings.connectTimeout != options.connectTimeout {
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
-            easy.settings.connectTimeout = options.connectTimeout
+        if easy.settings.connectTimeout != request.options.connectTimeout {
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.options.connectTimeout))
+            easy.settings.connectTimeout = request.options.connectTimeout
         }
-        if easy.settings.timeout != options.timeout {
-            try easy.set(CURLOPT_TIMEOUT_MS, options.timeout.map(milliseconds) ?? 0)
-            easy.settings.timeout = options.timeout
+        if easy.settings.timeout != request.options.timeout {
+            try easy.set(CURLOPT_TIMEOUT_MS, request.options.timeout.map(milliseconds) ?? 0)
+            easy.settings.timeout = request.options.timeout
         }
         // An explicit empty proxy turns off libcurl's reading of http_proxy and friends.
-        let proxy = options.proxy ?? (options.proxyFromEnvironment ? nil : "")
+        let proxy = request.options.proxy ?? (request.options.proxyFromEnvironment ? nil : "")
         if easy.settings.proxy != proxy {
             try easy.set(CURLOPT_PROXY, optional: proxy)
             easy.settings.proxy = proxy
         }
         // Left unset, libcurl reads no_proxy from the environment for every transfer (two getenv
         // calls, about 1,000 instructions), and honours it for a proxy the caller chose.
-        let noProxy: String? = options.proxyFromEnvironment ? nil : ""
+        let noProxy: String? = request.options.proxyFromEnvironment ? nil : ""
         if easy.settings.noProxy != noProxy {
             try easy.set(CURLOPT_NOPROXY, optional: noProxy)
             easy.settings.noProxy = noProxy
         }
-        if easy.settings.verifyTLS != options.verifyTLS {
-            try easy.set(CURLOPT_SSL_VERIFYPEER, options.verifyTLS)
-            try easy.set(CURLOPT_SSL_VERIFYHOST, options.verifyTLS ? 2 : 0)
-            easy.settings.verifyTLS = options.verifyTLS
+        if easy.settings.verifyTLS != request.options.verifyTLS {
+            try easy.set(CURLOPT_SSL_VERIFYPEER, request.options.verifyTLS)
+            try easy.set(CURLOPT_SSL_VERIFYHOST, request.options.verifyTLS ? 2 : 0)
+            easy.settings.verifyTLS = request.options.verifyTLS
         }
-        if easy.settings.decompress != options.decompress {
-            try easy.set(CURLOPT_ACCEPT_ENCODING, optional: options.decompress ? "" : nil)
-            easy.settings.decompress = options.decompress
+        if easy.settings.decompress != request.options.decompress {
+            try easy.set(CURLOPT_ACCEPT_ENCODING, optional: request.options.decompress ? "" : nil)
+            easy.settings.decompress = request.options.decompress
         }
         let httpVersion: Int
-        switch options.httpVersion {
+        switch request.options.httpVersion {
         case .automatic: httpVersion = Int(CURL_HTTP_VERSION_2TLS)
         case .http1_1: httpVersion = Int(CURL_HTTP_VERSION_1_1)
         case .http2: httpVersion = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
@@ -106,8 +105,8 @@ enum EasyConfigurator {
             try easy.set(CURLOPT_HTTP_VERSION, httpVersion)
             easy.settings.httpVersion = httpVersion
         }
-        var bufferSize = options.receiveBufferSize
-        if bufferSize == nil, case .file = options.destination { bufferSize = bulkReceiveBufferSize }
+        var bufferSize = request.options.receiveBufferSize
+        if bufferSize == nil, case .file = request.options.destination { bufferSize = bulkReceiveBufferSize }
         if easy.settings.bufferSize != bufferSize {
             try easy.set(CURLOPT_BUFFERSIZE, bufferSize ?? Int(CURL_MAX_WRITE_SIZE))
             easy.settings.bufferSize = bufferSize
@@ -116,7 +115,7 @@ enum EasyConfigurator {
         // The callbacks' way to the transfer, and the loop's from a finished handle to its context.
         easy.transfer = context.userData
 
-        if case .file(let url) = options.destination {
+        if case .file(let url) = request.options.destination {
             let descriptor = openForDownload(url)
             guard descriptor >= 0 else {
                 throw SluiceError(
@@ -135,12 +134,16 @@ enum EasyConfigurator {
         // The header lines depend on these only; a pooled handle that sent the same ones keeps its
         // list without the lines being formatted again (the defaults usually share their storage,
         // which makes the comparison a pointer check).
-        let headerSource = EasyHandle.HeaderSource(
-            headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody,
-            decompress: options.decompress)
-        if easy.headerSource != headerSource {
+        // (Compared in place: making the request's source first copied its headers for nothing.)
+        let decompress = request.options.decompress
+        let isSameSource =
+            easy.headerSource?.isSame(
+                headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress)
+            ?? false
+        if !isSameSource {
             try easy.setHeaders(headerLines(for: request, formByDefault: formByDefault, sendsBody: sendsBody))
-            easy.headerSource = headerSource
+            easy.headerSource = EasyHandle.HeaderSource(
+                headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress)
         }
     }
 

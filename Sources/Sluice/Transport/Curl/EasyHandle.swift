@@ -43,18 +43,19 @@ final class EasyHandle {
     }
 
     /// The inputs of a request's header lines (see `EasyConfigurator`).
-    struct HeaderSource: Equatable {
+    struct HeaderSource {
         var headers: HTTPHeaders
         /// Whether libcurl would send the body as a form (a POST, or any body it holds in memory).
         var formByDefault: Bool
         var sendsBody: Bool
         var decompress: Bool
 
-        /// Equal when the lines would be the same text: names compare exactly here, not
-        /// case-insensitively as `HTTPHeaders` compares them, since a name's case goes on the wire.
-        static func == (lhs: HeaderSource, rhs: HeaderSource) -> Bool {
-            lhs.formByDefault == rhs.formByDefault && lhs.sendsBody == rhs.sendsBody && lhs.decompress == rhs.decompress
-                && lhs.headers.isIdentical(to: rhs.headers)
+        /// Whether a request with these inputs has this source, that is, would get the same lines:
+        /// names compare exactly here, not case-insensitively as `HTTPHeaders` compares them, since
+        /// a name's case goes on the wire.
+        func isSame(headers: HTTPHeaders, formByDefault: Bool, sendsBody: Bool, decompress: Bool) -> Bool {
+            self.formByDefault == formByDefault && self.sendsBody == sendsBody && self.decompress == decompress
+                && self.headers.isIdentical(to: headers)
         }
     }
 

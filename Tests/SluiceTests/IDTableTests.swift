@@ -2,9 +2,10 @@ import Testing
 
 @testable import Sluice
 
-/// The loop's table of transfers by id, checked against a `Dictionary` doing the same work.
-@Suite("Transfer table")
-struct TransferTableTests {
+/// The table of values by id (the loop's transfers, a client's requests in flight), checked
+/// against a `Dictionary` doing the same work.
+@Suite("Table by id")
+struct IDTableTests {
     /// A deterministic generator (SplitMix64), so a failure repeats.
     private struct Generator: RandomNumberGenerator {
         var state: UInt64
@@ -18,16 +19,17 @@ struct TransferTableTests {
     }
 
     private func expectSame(
-        _ table: TransferTable<String>, _ model: [UInt64: String], probing ids: some Sequence<UInt64>
+        _ table: IDTable<String>, _ model: [UInt64: String], probing ids: some Sequence<UInt64>
     ) {
         #expect(table.count == model.count)
         #expect(table.isEmpty == model.isEmpty)
         #expect(table.values.sorted() == model.values.sorted())
+        #expect(table.entries.map { "\($0.id)=\($0.value)" }.sorted() == model.map { "\($0.key)=\($0.value)" }.sorted())
         for id in ids { #expect(table[id] == model[id], "id \(id)") }
     }
 
     @Test func storesFindsReplacesAndRemoves() {
-        var table = TransferTable<String>(capacity: 4)
+        var table = IDTable<String>(capacity: 4)
         #expect(table.isEmpty)
         #expect(table[1] == nil)
         table.insert("one", for: 1)
@@ -47,7 +49,7 @@ struct TransferTableTests {
     /// Removal orders of the four ids of `wrappingRun()`, by their place in it.
     @Test(arguments: [[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 1, 0], [3, 2, 0, 1]])
     func collidingIdsStayFindableAfterRemovalsInsideTheirRun(removalOrder: [Int]) {
-        var table = TransferTable<String>(capacity: 4)
+        var table = IDTable<String>(capacity: 4)
         let ids = wrappingRun(in: table)
         var model: [UInt64: String] = [:]
         for id in ids {
@@ -66,7 +68,7 @@ struct TransferTableTests {
     /// Four ids for an empty table of 8 slots: three whose home is the last slot, then one whose
     /// home is the slot before it. Inserted in this order, the first run wraps past the last slot
     /// into slots 0 and 1.
-    private func wrappingRun(in table: TransferTable<String>) -> [UInt64] {
+    private func wrappingRun(in table: IDTable<String>) -> [UInt64] {
         let last = (1...UInt64(10_000)).filter { table.home(of: $0) == table.mask }.prefix(3)
         let beforeLast = (1...UInt64(10_000)).first { table.home(of: $0) == table.mask - 1 }!
         return Array(last) + [beforeLast]
@@ -76,7 +78,7 @@ struct TransferTableTests {
     /// growing under a burst: every step agrees with a `Dictionary`.
     @Test func agreesWithADictionaryUnderRandomStartsAndEnds() {
         var generator = Generator(state: 42)
-        var table = TransferTable<String>(capacity: 2)
+        var table = IDTable<String>(capacity: 2)
         var model: [UInt64: String] = [:]
         var nextID: UInt64 = 1
         for step in 0..<20_000 {

@@ -1,14 +1,15 @@
-/// The loop's transfers by id: a hash table with open addressing and a multiplicative hash.
+/// Values by ids that a counter hands out (the transport loop's transfers, a client's requests in
+/// flight): a hash table with open addressing and a multiplicative hash.
 ///
-/// A `Dictionary` hashed every id with SipHash when a transfer began and again when it ended,
-/// which cost about 700 instructions of a small GET's 71,000. Ids are not chosen by an attacker
-/// (they come from a counter), so one multiplication spreads them well enough. (Not the id's low
-/// bits as they are: the transfers in flight have nearly consecutive ids, which would fill one
-/// long run of slots that every removal has to walk.)
+/// A `Dictionary` hashed every id with SipHash when a request began and again when it ended: in
+/// the transport's table alone that cost about 700 instructions of a small GET's 71,000. The ids
+/// are not chosen by an attacker (they come from a counter), so one multiplication spreads them
+/// well enough. (Not the id's low bits as they are: the ids in flight are nearly consecutive, which
+/// would fill one long run of slots that every removal has to walk.)
 ///
 /// Linear probing; a removal moves later entries of its run back (no tombstones), so a lookup
 /// stops at the first empty slot. The table doubles when half full and never shrinks.
-struct TransferTable<Value> {
+struct IDTable<Value> {
     private var slots: [(id: UInt64, value: Value)?]
     /// The slot count minus one (the count is a power of two).
     private(set) var mask: Int
@@ -30,6 +31,9 @@ struct TransferTable<Value> {
 
     /// Every value, in no particular order.
     var values: [Value] { slots.compactMap { $0?.value } }
+
+    /// Every id with its value, in no particular order.
+    var entries: [(id: UInt64, value: Value)] { slots.compactMap { $0 } }
 
     /// The value stored for `id`, if any.
     subscript(id: UInt64) -> Value? {
