@@ -67,9 +67,14 @@ struct TaskEventTests {
         try await withServer { server, transport in
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             let log = EventLog(client)
-            let url = server.url(for: .drip(bytes: 1000, chunks: 10, interval: .milliseconds(500)))
+            // A body trickled over 30 s, so the transfer is still running when it is disposed even
+            // when this task is starved under load: over 5 s, a full parallel run once saw the head
+            // only after the whole body (head, download, completed, and no cancel to make).
+            let url = server.url(for: .drip(bytes: 1000, chunks: 100, interval: .milliseconds(300)))
             let disposable = client.get(url.absoluteString).start()
             try await eventually("the head arrives") { log.names.contains("head 200") }
+            try #require(
+                !log.names.contains { $0.hasPrefix("completed") }, "the transfer ended before it could be disposed")
             disposable.dispose()
             try await eventually("cancelled, after \(log.names)") { log.names.last == "cancelled" }
             #expect(log.names.first == "created")
