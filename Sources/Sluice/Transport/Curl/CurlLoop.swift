@@ -131,7 +131,8 @@ final class CurlLoop {
             let easy: EasyHandle
             if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyConfigurator.makeHandle() }
             let context = TransferContext(
-                id: start.id, request: start.request.request, sink: start.sink, token: start.token, easy: easy)
+                id: start.id, request: start.request.request, sink: start.sink, token: start.token, easy: easy,
+                placeholder: lastIdleCheck)
             do throws(SluiceError) {
                 try EasyConfigurator.configure(context, configuration: configuration)
                 try multi.add(easy)
@@ -212,9 +213,10 @@ final class CurlLoop {
         let now = ContinuousClock.now
         guard now - lastIdleCheck >= Self.idleCheckInterval, !transfers.isEmpty else { return }
         lastIdleCheck = now
-        // A transfer whose callbacks moved bytes since the previous check was active at some
-        // point in the last interval: counted as active now, so the timeout fires at most two
-        // intervals late (never early), and the callbacks never read the clock.
+        // A transfer whose callbacks moved bytes since the previous check (or that began since
+        // then) was active at some point in the last interval: counted as active now, so the
+        // timeout fires at most two intervals late (never early), and neither the callbacks nor a
+        // new transfer read the clock.
         let stalled = transfers.values.filter { context in
             if context.activity != context.activitySeen {
                 context.activitySeen = context.activity

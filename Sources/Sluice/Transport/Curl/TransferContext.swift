@@ -30,7 +30,9 @@ final class TransferContext {
     /// Counts the callbacks that moved bytes. The loop compares it with what it saw at its previous
     /// idle check instead of the callbacks reading the clock: that was one `clock_gettime` per
     /// header line and per chunk, more than the rest of a header line's work.
-    @exclusivity(unchecked) var activity: UInt64 = 0
+    /// Starts at 1, so that the loop's first idle check after the transfer began counts it as active
+    /// then, and sets `lastActivity` (reading the clock for every new transfer cost more).
+    @exclusivity(unchecked) var activity: UInt64 = 1
     /// The value of `activity` at the loop's latest idle check, and when it last changed.
     @exclusivity(unchecked) var activitySeen: UInt64 = 0
     @exclusivity(unchecked) var lastActivity: ContinuousClock.Instant
@@ -58,8 +60,10 @@ final class TransferContext {
     let hasBody: Bool
     let expectedUpload: Int64?
 
+    /// A transfer's state; `placeholder` is any past instant, replaced at the loop's next idle check.
     init(
-        id: UInt64, request: Request, sink: TransferSink, token: TransferToken, easy: EasyHandle
+        id: UInt64, request: Request, sink: TransferSink, token: TransferToken, easy: EasyHandle,
+        placeholder: ContinuousClock.Instant
     ) {
         self.id = id
         self.request = request
@@ -68,7 +72,7 @@ final class TransferContext {
         self.easy = easy
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
-        lastActivity = .now
+        lastActivity = placeholder
         if case .empty = request.body {
             hasBody = false
             expectedUpload = 0
