@@ -6,18 +6,6 @@ import Testing
 /// against a `Dictionary` doing the same work.
 @Suite("Table by id")
 struct IDTableTests {
-    /// A deterministic generator (SplitMix64), so a failure repeats.
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private func expectSame(
         _ table: IDTable<String>, _ model: [UInt64: String], probing ids: some Sequence<UInt64>
     ) {
@@ -77,7 +65,7 @@ struct IDTableTests {
     /// Many transfers starting and ending out of order, as the loop sees them, with the table
     /// growing under a burst: every step agrees with a `Dictionary`.
     @Test func agreesWithADictionaryUnderRandomStartsAndEnds() {
-        var generator = Generator(state: 42)
+        var generator = SplitMix64(state: 42)  // deterministic, so a failure repeats
         var table = IDTable<String>(capacity: 2)
         var model: [UInt64: String] = [:]
         var nextID: UInt64 = 1

@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test func garbageNeverCrashes() {
-        var generator = ReachabilityRandom(seed: 0x5EED)
+        var generator = SplitMix64(state: 0x5EED)
         for _ in 0..<2_000 {
             let count = Int(generator.next() % 300)
             let garbage = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
@@ -213,20 +213,5 @@ import Testing
         #expect(HostResolver.numericAddress("::ffff:127.0.0.1")?.isLoopback == true)
         #expect(HostResolver.numericAddress("10.0.0.1")?.isLoopback == false)
         #expect(HostResolver.numericAddress("example.com") == nil)
-    }
-}
-
-/// A small deterministic random number generator for the garbage test.
-struct ReachabilityRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
