@@ -152,7 +152,11 @@ final class CurlLoop {
         // The handle's private pointer leads to its context (see `EasyHandle.transfer`), which the
         // table keeps alive: only handles in the multi handle finish, and a context leaves the table
         // only after its handle left the multi handle.
-        guard let pointer = EasyHandle.transfer(ofRaw: handle) else { return }
+        guard let pointer = EasyHandle.transfer(ofRaw: handle) else {
+            // Every handle in the multi handle has a transfer; one without would stay there.
+            assertionFailure("A finished easy handle has no transfer.")
+            return
+        }
         let context = TransferContext.from(pointer)
         let outcome: Result<TransferMetrics, SluiceError>
         if result == CURLE_OK && context.abortReason == nil {

@@ -9,8 +9,9 @@ import Synchronization
 /// The state of one transfer while libcurl runs it.
 ///
 /// Lives on the transport's loop thread only, from the moment the loop picks the transfer up until
-/// it is removed from the multi handle; libcurl's callbacks reach it through an `Unmanaged`
-/// pointer passed as their user data, whose lifetime the loop's table of contexts guarantees.
+/// it is removed from the multi handle; libcurl's callbacks reach it through an unretained pointer
+/// (the easy handle's `transfer` for the header, write and prerequest callbacks, their own user
+/// data for the read and seek callbacks), whose lifetime the loop's table of contexts guarantees.
 final class TransferContext {
     let id: UInt64
     let request: Request
