@@ -139,6 +139,11 @@ struct CurlTransportTests {
             #expect(!firstMetrics.reusedConnection)
             #expect(secondMetrics.reusedConnection)
             #expect(server.connectionCount == 1)
+            // Connecting took time on the first; nothing was connected for the second.
+            #expect(firstMetrics.connect > .zero)
+            #expect(firstMetrics.connect <= firstMetrics.total)
+            #expect(secondMetrics.connect == .zero)
+            #expect(firstMetrics.tlsHandshake == .zero && secondMetrics.tlsHandshake == .zero)
             #expect(firstMetrics.remoteAddress == "127.0.0.1:\(server.port)")
             #expect(firstMetrics.total > .zero)
             #expect(firstMetrics.bytesReceived == 10)

@@ -22,10 +22,17 @@ struct HTTP2OverTLSTests {
     @Test func http2IsNegotiatedByALPN() async throws {
         let server = try TLSNginx.start()
         defer { server.stop() }
-        let response = try await CurlTransport().send(server.url("/protocol"), options: untrusted())
+        let transport = CurlTransport()
+        let response = try await transport.send(server.url("/protocol"), options: untrusted())
         #expect(response.status == 200)
         #expect(response.httpVersion == .http2)
         #expect(protocolAndConnection(response).0 == "HTTP/2.0")
+        // The handshake is measured on the new connection; the next request reuses it.
+        let first = try #require(response.metrics)
+        #expect(first.tlsHandshake > first.connect)
+        let again = try #require(try await transport.send(server.url("/protocol"), options: untrusted()).metrics)
+        #expect(again.reusedConnection)
+        #expect(again.connect == .zero && again.tlsHandshake == .zero)
     }
 
     @Test func concurrentRequestsShareOneMultiplexedConnection() async throws {

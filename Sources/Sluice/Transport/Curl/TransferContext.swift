@@ -291,9 +291,13 @@ final class TransferContext {
     func metrics(addresses: inout RemoteAddressCache) -> TransferMetrics {
         func duration(_ info: CURLINFO) -> Duration { .microseconds(easy.info(int64: info)) }
         var metrics = TransferMetrics()
+        metrics.reusedConnection = easy.info(CURLINFO_NUM_CONNECTS) == 0
         metrics.nameLookup = duration(CURLINFO_NAMELOOKUP_TIME_T)
-        metrics.connect = duration(CURLINFO_CONNECT_TIME_T)
-        metrics.tlsHandshake = duration(CURLINFO_APPCONNECT_TIME_T)
+        // On a reused connection libcurl reports both as zero (nothing was connected): not asked.
+        if !metrics.reusedConnection {
+            metrics.connect = duration(CURLINFO_CONNECT_TIME_T)
+            metrics.tlsHandshake = duration(CURLINFO_APPCONNECT_TIME_T)
+        }
         metrics.timeToFirstByte = duration(CURLINFO_STARTTRANSFER_TIME_T)
         metrics.total = duration(CURLINFO_TOTAL_TIME_T)
         // `redirect` stays zero: libcurl follows no redirects (the redirect interceptor does).
@@ -301,7 +305,6 @@ final class TransferContext {
         metrics.bytesSent = sent
         metrics.bytesReceived = received
         metrics.httpVersion = parser.version
-        metrics.reusedConnection = easy.info(CURLINFO_NUM_CONNECTS) == 0
         if let ip = easy.info(cString: CURLINFO_PRIMARY_IP), ip.pointee != 0 {
             metrics.remoteAddress = addresses.address(ip: ip, port: easy.info(CURLINFO_PRIMARY_PORT))
         }
