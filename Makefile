@@ -36,8 +36,11 @@ test: deps
 demo: deps
 	$(SWIFT) run Playground $(ARGS)
 
-## Runs every benchmark (release build, its own package).
+## Runs every benchmark (release build, its own package). The build plan is made afresh (a few
+## seconds): SwiftPM keeps the library's file list in it, and after a file of the library was renamed
+## or removed, a kept plan fails the build with "missing inputs".
 bench: deps
+	rm -f Benchmarks/.build/release.yaml
 	$(SWIFT) run -c release --package-path Benchmarks sluice-bench all $(ARGS)
 
 ## Builds the API documentation with DocC into docs/ (open docs/index.html through a web server).
