@@ -124,10 +124,9 @@ enum EasyConfigurator {
             context.outputDescriptor = descriptor
         }
 
-        let hasBody = context.hasBody
         // Methods that carry a body by convention send an empty one with Content-Length: 0.
-        let sendsBody = hasBody || request.method == .post || request.method == .put || request.method == .patch
-        let inlineBody = try configureMethodAndBody(context, hasBody: hasBody, sendsBody: sendsBody)
+        let sendsBody = context.hasBody || request.method == .post || request.method == .put || request.method == .patch
+        let inlineBody = try configureMethodAndBody(context, sendsBody: sendsBody)
         // libcurl sends a POST, and any request whose body it holds in memory, as a form unless told
         // otherwise.
         let formByDefault = request.method == .post || inlineBody
@@ -166,11 +165,12 @@ enum EasyConfigurator {
     /// Sets the method and how the body is sent; returns whether the body goes to libcurl in memory,
     /// with the head (see `inlineBodyLimit`).
     private static func configureMethodAndBody(
-        _ context: TransferContext, hasBody: Bool, sendsBody: Bool
+        _ context: TransferContext, sendsBody: Bool
     ) throws(SluiceError) -> Bool {
         let easy = context.easy
         let request = context.request
         let length = context.expectedUpload
+        let hasBody = context.hasBody
 
         if easy.settings.methodChanged {
             // First (a recycled handle has no copy left): dropping it makes the handle a POST again,
