@@ -72,11 +72,11 @@ public final class CurlTransport: Transport {
     public func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
         let queue = self.queue
         return SignalProducer.serial { downstream, lifetime in
-            // The loop thread sends, a disposal interrupts from another: a gate serializes them.
-            let observer = SignalProducer.gate(downstream, lifetime)
+            // The loop thread sends, a disposal interrupts from another: the token lets only the
+            // first of them end the stream (see `TransferToken`).
             let id = queue.makeID()
-            let token = TransferToken(id: id, queue: queue)
-            queue.send(.start(TransferStart(id: id, request: request, sink: .response(observer), token: token)))
+            let token = TransferToken(id: id, queue: queue, subscriber: downstream)
+            queue.send(.start(TransferStart(id: id, request: request, sink: .response, token: token)))
             lifetime += token
         }
     }

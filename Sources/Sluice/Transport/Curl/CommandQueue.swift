@@ -28,13 +28,17 @@ enum TransferSink: Sendable {
     /// Every step of the transfer, for `transfer(_:)`.
     case events(Observer<TransferEvent, SluiceError>)
     /// Only the response, body included, for `response(for:)`: the transfer collects the body
-    /// itself and sends one value, instead of events that are put together downstream.
-    case response(Observer<Response, SluiceError>)
+    /// itself and the transfer's token delivers it as one value, instead of events that are put
+    /// together downstream.
+    case response
+}
 
-    func send(error: SluiceError) {
-        switch self {
+extension TransferStart {
+    /// Ends the transfer's stream with `error`.
+    func fail(_ error: SluiceError) {
+        switch sink {
         case .events(let observer): observer.send(error: error)
-        case .response(let observer): observer.send(error: error)
+        case .response: token.deliver(.failure(error))
         }
     }
 }

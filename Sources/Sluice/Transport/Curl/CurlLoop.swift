@@ -55,7 +55,7 @@ final class CurlLoop {
         queue.takeAll(into: &batch)
         for command in batch {
             if case .start(let start) = command {
-                start.sink.send(error: SluiceError(.cancelled, "The transport was shut down."))
+                start.fail(SluiceError(.cancelled, "The transport was shut down."))
             }
         }
         failAll(SluiceError(.cancelled, "The transport was shut down."))
@@ -73,7 +73,7 @@ final class CurlLoop {
                 switch command {
                 case .start(let start):
                     start.token.markFinished()
-                    start.sink.send(error: error)
+                    start.fail(error)
                 case .shutdown:
                     return
                 case .cancel, .pause, .resume:
@@ -144,7 +144,7 @@ final class CurlLoop {
             transfers.insert(context, for: start.id)
         } catch {
             start.token.markFinished()
-            start.sink.send(error: error)
+            start.fail(error)
         }
     }
 
@@ -186,7 +186,7 @@ final class CurlLoop {
         release(context)
         switch outcome {
         case .success(let metrics): context.succeed(metrics)
-        case .failure(let error): context.sink.send(error: error)
+        case .failure(let error): context.fail(error)
         }
     }
 

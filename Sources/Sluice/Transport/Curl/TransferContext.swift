@@ -268,20 +268,28 @@ final class TransferContext {
         case .events(let observer):
             observer.send(value: .completed(metrics))
             observer.sendCompleted()
-        case .response(let observer):
+        case .response:
             guard let head else {
-                observer.send(error: SluiceError(.protocolError, "The transfer completed without a response head."))
+                token.deliver(.failure(SluiceError(.protocolError, "The transfer completed without a response head.")))
                 return
             }
             var fileURL: URL?
             if case .file(let url) = request.options.destination { fileURL = url }
             let body = self.body
             self.body = Data()
-            observer.send(
-                value: Response(
-                    status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,
-                    fileURL: fileURL, metrics: metrics, request: request))
-            observer.sendCompleted()
+            token.deliver(
+                .success(
+                    Response(
+                        status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,
+                        fileURL: fileURL, metrics: metrics, request: request)))
+        }
+    }
+
+    /// Ends the transfer's stream with `error`.
+    func fail(_ error: SluiceError) {
+        switch sink {
+        case .events(let observer): observer.send(error: error)
+        case .response: token.deliver(.failure(error))
         }
     }
 

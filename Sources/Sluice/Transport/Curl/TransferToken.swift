@@ -4,15 +4,34 @@ import Synchronization
 /// its lifetime disposes the token, which sends a cancel command unless the loop already finished
 /// the transfer (then no command and no wake-up are needed). One object serves as both the flag and
 /// the disposable, where a flag and a closure capturing it were two allocations per request.
+///
+/// For a collected response (`CurlTransport.response(for:)`) the token is also the gate between
+/// the loop and a disposal: whichever comes first ends the subscriber's stream, the loop with the
+/// response or its failure, a disposal with `interrupted`, and the other sends nothing. Each sends
+/// its events outside the lock, but only one of them sends at all, so the subscriber's events stay
+/// serial; a general gate (a signal core and an observer, two allocations per request) is kept
+/// for the event stream of `transfer(_:)`, where the loop sends many events.
 final class TransferToken: Disposable {
+    private struct State {
+        var finished = false
+        var disposed = false
+        /// The subscriber of a collected response has been given its terminal event, or is being
+        /// given it (by the loop or by a disposal).
+        var ended = false
+    }
+
     let id: UInt64
     private let queue: CommandQueue
-    private let state = Mutex((finished: false, disposed: false))
+    /// The subscriber of a collected response, which the token ends; nil for an event stream.
+    private let subscriber: Observer<Response, SluiceError>?
+    private let state = Mutex(State())
 
-    /// A token for transfer `id`, whose cancel command goes to `queue`.
-    init(id: UInt64, queue: CommandQueue) {
+    /// A token for transfer `id`, whose cancel command goes to `queue`; `subscriber` is the
+    /// observer of a collected response, which the token delivers to (see the type's comment).
+    init(id: UInt64, queue: CommandQueue, subscriber: Observer<Response, SluiceError>? = nil) {
         self.id = id
         self.queue = queue
+        self.subscriber = subscriber
     }
 
     /// Whether the loop has finished the transfer.
@@ -27,13 +46,36 @@ final class TransferToken: Disposable {
     /// Called by the loop when the transfer is over.
     func markFinished() { state.withLock { $0.finished = true } }
 
-    /// Ends the producer's side: cancels the transfer if the loop has not finished it.
-    func dispose() {
-        let mustCancel = state.withLock { s -> Bool in
-            guard !s.disposed else { return false }
-            s.disposed = true
-            return !s.finished
+    /// Ends a collected response's stream with `outcome` (the response, then `completed`; or the
+    /// failure), unless a disposal ended it first.
+    func deliver(_ outcome: Result<Response, SluiceError>) {
+        guard let subscriber else { return }
+        let mayDeliver = state.withLock { s -> Bool in
+            if s.ended { return false }
+            s.ended = true
+            return true
         }
+        guard mayDeliver else { return }
+        switch outcome {
+        case .success(let response):
+            subscriber.send(value: response)
+            subscriber.sendCompleted()
+        case .failure(let error):
+            subscriber.send(error: error)
+        }
+    }
+
+    /// Ends the producer's side: interrupts a collected response's subscriber that has had nothing
+    /// yet, and cancels the transfer if the loop has not finished it.
+    func dispose() {
+        let (mustInterrupt, mustCancel) = state.withLock { s -> (Bool, Bool) in
+            guard !s.disposed else { return (false, false) }
+            s.disposed = true
+            let mustInterrupt = !s.ended
+            s.ended = true
+            return (mustInterrupt, !s.finished)
+        }
+        if mustInterrupt { subscriber?.sendInterrupted() }
         if mustCancel { queue.send(.cancel(id)) }
     }
 }
