@@ -7,24 +7,28 @@ import Synchronization
 ///
 /// For a collected response (`CurlTransport.response(for:)`) the token is also the gate between
 /// the loop and a disposal: whichever comes first ends the subscriber's stream, the loop with the
-/// response or its failure, a disposal with `interrupted`, and the other sends nothing. Each sends
-/// its events outside the lock, but only one of them sends at all, so the subscriber's events stay
-/// serial; a general gate (a signal core and an observer, two allocations per request) is kept
+/// response or its failure, a disposal with `interrupted`, and the other sends nothing. One atomic
+/// operation on the token's flags decides which; only the winner sends, so the subscriber's events
+/// stay serial; a general gate (a signal core and an observer, two allocations per request) is kept
 /// for the event stream of `transfer(_:)`, where the loop sends many events.
 final class TransferToken: Disposable {
-    private struct State {
-        var finished = false
-        var disposed = false
+    /// The token's flags, changed together by one atomic operation each (no lock: a contended
+    /// `Mutex` is invisible to the thread sanitizer, and `Lock` would cost an allocation).
+    private enum Flag {
+        /// The loop has finished the transfer.
+        static let finished: UInt8 = 1
+        /// The producer's lifetime has ended.
+        static let disposed: UInt8 = 2
         /// The subscriber of a collected response has been given its terminal event, or is being
         /// given it (by the loop or by a disposal).
-        var ended = false
+        static let ended: UInt8 = 4
     }
 
     let id: UInt64
     private let queue: CommandQueue
     /// The subscriber of a collected response, which the token ends; nil for an event stream.
     private let subscriber: Observer<Response, SluiceError>?
-    private let state = Mutex(State())
+    private let flags = Atomic<UInt8>(0)
 
     /// A token for transfer `id`, whose cancel command goes to `queue`; `subscriber` is the
     /// observer of a collected response, which the token delivers to (see the type's comment).
@@ -35,27 +39,23 @@ final class TransferToken: Disposable {
     }
 
     /// Whether the loop has finished the transfer.
-    var isFinished: Bool { state.withLock { $0.finished } }
+    var isFinished: Bool { flags.load(ordering: .acquiring) & Flag.finished != 0 }
 
     /// Whether the producer's lifetime has ended (the subscriber disposed or got its terminal event).
-    var isDisposed: Bool { state.withLock { $0.disposed } }
+    var isDisposed: Bool { flags.load(ordering: .acquiring) & Flag.disposed != 0 }
 
     /// Whether the transfer is over or no longer wanted: either way the loop must not begin it.
-    var isFinishedOrDisposed: Bool { state.withLock { $0.finished || $0.disposed } }
+    var isFinishedOrDisposed: Bool { flags.load(ordering: .acquiring) & (Flag.finished | Flag.disposed) != 0 }
 
     /// Called by the loop when the transfer is over.
-    func markFinished() { state.withLock { $0.finished = true } }
+    func markFinished() { flags.bitwiseOr(Flag.finished, ordering: .acquiringAndReleasing) }
 
     /// Ends a collected response's stream with `outcome` (the response, then `completed`; or the
     /// failure), unless a disposal ended it first.
     func deliver(_ outcome: Result<Response, SluiceError>) {
         guard let subscriber else { return }
-        let mayDeliver = state.withLock { s -> Bool in
-            if s.ended { return false }
-            s.ended = true
-            return true
-        }
-        guard mayDeliver else { return }
+        let before = flags.bitwiseOr(Flag.ended, ordering: .acquiringAndReleasing).oldValue
+        guard before & Flag.ended == 0 else { return }
         switch outcome {
         case .success(let response):
             subscriber.send(value: response)
@@ -68,14 +68,9 @@ final class TransferToken: Disposable {
     /// Ends the producer's side: interrupts a collected response's subscriber that has had nothing
     /// yet, and cancels the transfer if the loop has not finished it.
     func dispose() {
-        let (mustInterrupt, mustCancel) = state.withLock { s -> (Bool, Bool) in
-            guard !s.disposed else { return (false, false) }
-            s.disposed = true
-            let mustInterrupt = !s.ended
-            s.ended = true
-            return (mustInterrupt, !s.finished)
-        }
-        if mustInterrupt { subscriber?.sendInterrupted() }
-        if mustCancel { queue.send(.cancel(id)) }
+        let before = flags.bitwiseOr(Flag.disposed | Flag.ended, ordering: .acquiringAndReleasing).oldValue
+        guard before & Flag.disposed == 0 else { return }
+        if before & Flag.ended == 0 { subscriber?.sendInterrupted() }
+        if before & Flag.finished == 0 { queue.send(.cancel(id)) }
     }
 }
