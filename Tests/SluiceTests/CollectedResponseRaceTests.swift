@@ -86,46 +86,41 @@ struct TransferTokenGateTests {
         status: 200, headers: [:], httpVersion: .http1_1, body: Data("ok".utf8), fileURL: nil, metrics: nil,
         request: Request(url: URL(string: "http://127.0.0.1/")!))
 
-    private func commands(_ queue: CommandQueue) -> [LoopCommand] {
-        var batch: [LoopCommand] = []
-        queue.takeAll(into: &batch)
-        return batch
+    /// A token for transfer 7 of a queue that no loop serves, its subscriber logged.
+    private func makeToken() -> (TransferToken, CommandQueue, ResponseEventLog) {
+        let queue = CommandQueue()
+        let log = ResponseEventLog()
+        return (TransferToken(id: 7, queue: queue, subscriber: log.observer), queue, log)
     }
 
     @Test func aResponseDeliveredFirstLeavesTheDisposalNothingToSend() {
-        let queue = CommandQueue()
-        let log = ResponseEventLog()
-        let token = TransferToken(id: 7, queue: queue, subscriber: log.observer)
+        let (token, queue, log) = makeToken()
         token.markFinished()
         token.deliver(.success(response))
         token.dispose()
         #expect(log.events.map(ResponseEventLog.kind) == ["value", "completed"])
         // Finished: no cancel command for the loop.
-        #expect(commands(queue).isEmpty)
+        #expect(queue.takeCommands().isEmpty)
     }
 
     @Test func aDisposalAfterTheLoopFinishedStillWinsOverTheDelivery() {
         // The loop has let go of the transfer, then the subscriber disposes before the response
         // goes out: `interrupted` alone, and the response is dropped.
-        let queue = CommandQueue()
-        let log = ResponseEventLog()
-        let token = TransferToken(id: 7, queue: queue, subscriber: log.observer)
+        let (token, queue, log) = makeToken()
         token.markFinished()
         token.dispose()
         token.deliver(.success(response))
         token.deliver(.failure(SluiceError(.cancelled, "late")))
         #expect(log.events.map(ResponseEventLog.kind) == ["interrupted"])
-        #expect(commands(queue).isEmpty)
+        #expect(queue.takeCommands().isEmpty)
     }
 
     @Test func aDisposalBeforeTheLoopFinishedInterruptsAndCancels() {
-        let queue = CommandQueue()
-        let log = ResponseEventLog()
-        let token = TransferToken(id: 7, queue: queue, subscriber: log.observer)
+        let (token, queue, log) = makeToken()
         token.dispose()
         token.dispose()
         #expect(log.events.map(ResponseEventLog.kind) == ["interrupted"])
-        let sent = commands(queue)
+        let sent = queue.takeCommands()
         #expect(sent.count == 1)
         if case .cancel(let id) = sent.first { #expect(id == 7) } else { Issue.record("\(sent)") }
         // The loop, coming to the transfer later, does not begin it.
@@ -135,9 +130,7 @@ struct TransferTokenGateTests {
     @Test func aDeliveryAndADisposalOnTwoThreadsEndTheStreamOnce() async {
         var outcomes: [String: Int] = [:]
         for _ in 0..<2_000 {
-            let queue = CommandQueue()
-            let log = ResponseEventLog()
-            let token = TransferToken(id: 1, queue: queue, subscriber: log.observer)
+            let (token, _, log) = makeToken()
             token.markFinished()
             let response = self.response
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -15,19 +15,13 @@ struct CommandQueueTests {
         return poll(&descriptor, 1, 0) == 1
     }
 
-    private func take(_ queue: CommandQueue) -> [LoopCommand] {
-        var batch: [LoopCommand] = []
-        queue.takeAll(into: &batch)
-        return batch
-    }
-
     @Test func aCommandSentWhileTheLoopRunsKeepsItAwakeWithoutAWrite() {
         let queue = CommandQueue()
         queue.send(.cancel(1))
         #expect(!isSignalled(queue))
         // The loop may not sleep with a command waiting; it takes it first.
         #expect(!queue.prepareToSleep())
-        #expect(take(queue).count == 1)
+        #expect(queue.takeCommands().count == 1)
         #expect(queue.prepareToSleep())
         queue.didWake()
         #expect(!isSignalled(queue))
@@ -43,13 +37,13 @@ struct CommandQueueTests {
         queue.drainWakeups()
         // One write for both: the eventfd is clear after one read.
         #expect(!isSignalled(queue))
-        #expect(take(queue).count == 2)
+        #expect(queue.takeCommands().count == 2)
         // Awake again: a new command does not write.
         queue.send(.cancel(3))
         #expect(!isSignalled(queue))
         // The next sleep writes again for a command sent during it.
         #expect(!queue.prepareToSleep())
-        #expect(take(queue).count == 1)
+        #expect(queue.takeCommands().count == 1)
         #expect(queue.prepareToSleep())
         queue.send(.cancel(4))
         #expect(isSignalled(queue))
@@ -89,5 +83,14 @@ struct CommandQueueTests {
         }
         #expect(received == count)
         #expect(timedOut == 0)
+    }
+}
+
+extension CommandQueue {
+    /// Every command queued so far, taken as the loop takes them (tests only).
+    func takeCommands() -> [LoopCommand] {
+        var batch: [LoopCommand] = []
+        takeAll(into: &batch)
+        return batch
     }
 }

@@ -31,12 +31,10 @@ enum TransferSink: Sendable {
     /// itself and the transfer's token delivers it as one value, instead of events that are put
     /// together downstream.
     case response
-}
 
-extension TransferStart {
-    /// Ends the transfer's stream with `error`.
-    func fail(_ error: SluiceError) {
-        switch sink {
+    /// Ends the stream of the transfer whose token is `token` with `error`.
+    func fail(_ error: SluiceError, token: TransferToken) {
+        switch self {
         case .events(let observer): observer.send(error: error)
         case .response: token.deliver(.failure(error))
         }

@@ -55,7 +55,7 @@ final class CurlLoop {
         queue.takeAll(into: &batch)
         for command in batch {
             if case .start(let start) = command {
-                start.fail(SluiceError(.cancelled, "The transport was shut down."))
+                start.sink.fail(SluiceError(.cancelled, "The transport was shut down."), token: start.token)
             }
         }
         failAll(SluiceError(.cancelled, "The transport was shut down."))
@@ -73,7 +73,7 @@ final class CurlLoop {
                 switch command {
                 case .start(let start):
                     start.token.markFinished()
-                    start.fail(error)
+                    start.sink.fail(error, token: start.token)
                 case .shutdown:
                     return
                 case .cancel, .pause, .resume:
@@ -144,7 +144,7 @@ final class CurlLoop {
             transfers.insert(context, for: start.id)
         } catch {
             start.token.markFinished()
-            start.fail(error)
+            start.sink.fail(error, token: start.token)
         }
     }
 
@@ -186,7 +186,7 @@ final class CurlLoop {
         release(context)
         switch outcome {
         case .success(let metrics): context.succeed(metrics)
-        case .failure(let error): context.fail(error)
+        case .failure(let error): context.sink.fail(error, token: context.token)
         }
     }
 

@@ -285,14 +285,6 @@ final class TransferContext {
         }
     }
 
-    /// Ends the transfer's stream with `error`.
-    func fail(_ error: SluiceError) {
-        switch sink {
-        case .events(let observer): observer.send(error: error)
-        case .response: token.deliver(.failure(error))
-        }
-    }
-
     /// What libcurl measured; the remote address's text comes from `addresses` when it is the
     /// previous transfer's.
     func metrics(addresses: inout RemoteAddressCache) -> TransferMetrics {

@@ -38,9 +38,6 @@ final class TransferToken: Disposable {
         self.subscriber = subscriber
     }
 
-    /// Whether the loop has finished the transfer.
-    var isFinished: Bool { flags.load(ordering: .acquiring) & Flag.finished != 0 }
-
     /// Whether the producer's lifetime has ended (the subscriber disposed or got its terminal event).
     var isDisposed: Bool { flags.load(ordering: .acquiring) & Flag.disposed != 0 }
 
