@@ -102,9 +102,12 @@ public struct Request: Sendable {
 public struct PreparedRequest: Sendable {
     /// The validated request.
     public let request: Request
+    /// The URL's text, as validated: what the transport hands libcurl (`absoluteString` again for
+    /// every transfer was a call into Foundation and a comparison of two equal strings apart).
+    let urlText: String
 
     init(_ request: Request) throws(SluiceError) {
-        try Self.validateURL(request.url)
+        urlText = try Self.validateURL(request.url)
         // Headers checked already (a client's defaults, taken as they are) are not checked again.
         if !request.headers.isKnownValid {
             for field in request.headers {
@@ -117,10 +120,11 @@ public struct PreparedRequest: Sendable {
         self.request = request
     }
 
-    private static func validateURL(_ url: URL) throws(SluiceError) {
+    /// Returns the URL's text if it is a valid http or https URL.
+    private static func validateURL(_ url: URL) throws(SluiceError) -> String {
         let text = url.absoluteString
         switch HTTPURLText.problem(in: text) {
-        case nil: return
+        case nil: return text
         case .scheme: throw SluiceError(.invalidURL, "Only http and https URLs can be requested, not \(text).")
         case .host: throw SluiceError(.invalidURL, "The URL \(text) has no host.")
         case .forbiddenByte:

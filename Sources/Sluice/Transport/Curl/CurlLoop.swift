@@ -16,6 +16,8 @@ final class CurlLoop {
     @exclusivity(unchecked) private var transfers = IDTable<TransferContext>()
     @exclusivity(unchecked) private var idleHandles: [EasyHandle] = []
     @exclusivity(unchecked) private var lastIdleCheck = ContinuousClock.now
+    /// The coarse clock's time (see `coarseMilliseconds()`) before which no idle check is due.
+    @exclusivity(unchecked) private var nextIdleCheck: Int64 = 0
     @exclusivity(unchecked) private var isShuttingDown = false
     @exclusivity(unchecked) private var remoteAddresses = RemoteAddressCache()
     /// The commands being handled; empty between batches (see `CommandQueue.takeAll(into:)`).
@@ -23,6 +25,9 @@ final class CurlLoop {
 
     /// How often transfers are checked for the idle timeout.
     private static let idleCheckInterval: Duration = .milliseconds(100)
+    /// The coarse clock's gate between two idle checks: a little less than `idleCheckInterval`, so
+    /// that the coarse clock's steps never hold a due check back (the exact clock decides).
+    private static let coarseCheckInterval: Int64 = 90
     /// How many finished easy handles are kept for reuse.
     private static let handlePoolSize = 64
 
@@ -131,7 +136,7 @@ final class CurlLoop {
             let easy: EasyHandle
             if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyConfigurator.makeHandle() }
             let context = TransferContext(
-                id: start.id, request: start.request.request, sink: start.sink, token: start.token, easy: easy,
+                id: start.id, request: start.request, sink: start.sink, token: start.token, easy: easy,
                 placeholder: lastIdleCheck)
             do throws(SluiceError) {
                 try EasyConfigurator.configure(context, configuration: configuration)
@@ -175,7 +180,7 @@ final class CurlLoop {
             outcome = .failure(
                 SluiceError(
                     transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
-                    connected: context.wasConnected, url: context.request.url.absoluteString))
+                    connected: context.wasConnected, url: context.urlText))
         }
         complete(context, outcome)
     }
@@ -214,9 +219,23 @@ final class CurlLoop {
     }
 
     private func checkIdleTimeouts() {
+        // Every round of the loop comes here, one or more per request: the coarse clock (a read of
+        // the vDSO's page, no system call, a few milliseconds' resolution) tells whether a check
+        // can be due. Reading `ContinuousClock` each time cost some 250 instructions per request,
+        // in code of the concurrency library that was otherwise not in the loop's path.
+        let coarse = Self.coarseMilliseconds()
+        guard coarse >= nextIdleCheck, !transfers.isEmpty else { return }
         let now = ContinuousClock.now
-        guard now - lastIdleCheck >= Self.idleCheckInterval, !transfers.isEmpty else { return }
+        let elapsed = now - lastIdleCheck
+        guard elapsed >= Self.idleCheckInterval else {
+            // Not due by the exact clock: the rest of the interval is waited out on the coarse one
+            // (a check then comes at most one of its steps late).
+            let rest = (Self.idleCheckInterval - elapsed).components
+            nextIdleCheck = coarse + rest.seconds * 1000 + rest.attoseconds / 1_000_000_000_000_000 + 1
+            return
+        }
         lastIdleCheck = now
+        nextIdleCheck = coarse + Self.coarseCheckInterval
         // A transfer whose callbacks moved bytes since the previous check (or that began since
         // then) was active at some point in the last interval: counted as active now, so the
         // timeout fires at most two intervals late (never early), and neither the callbacks nor a
@@ -236,8 +255,15 @@ final class CurlLoop {
                 .failure(
                     SluiceError(
                         transferResult: CURLE_ABORTED_BY_CALLBACK, message: "", abort: .idleTimeout,
-                        connected: context.wasConnected, url: context.request.url.absoluteString)))
+                        connected: context.wasConnected, url: context.urlText)))
         }
+    }
+
+    /// Milliseconds of the system's coarse monotonic clock.
+    private static func coarseMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 
     private func failAll(_ error: SluiceError) {

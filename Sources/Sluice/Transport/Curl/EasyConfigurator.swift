@@ -53,7 +53,7 @@ enum EasyConfigurator {
         let request = context.request
 
         // A pooled handle that sent to the same URL keeps it, parsed (see `EasyHandle.setURL`).
-        let url = request.url.absoluteString
+        let url = context.urlText
         if easy.settings.url != url {
             // Wait for a connection that can multiplex rather than opening another one. Depends on
             // the URL only, so checked when it changes (first: the URL is recorded last).

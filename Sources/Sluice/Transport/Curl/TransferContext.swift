@@ -14,6 +14,8 @@ import FoundationEssentials
 final class TransferContext {
     let id: UInt64
     let request: Request
+    /// The request's URL as text (see `PreparedRequest.urlText`).
+    let urlText: String
     let sink: TransferSink
     let token: TransferToken
     let easy: EasyHandle
@@ -62,10 +64,12 @@ final class TransferContext {
 
     /// A transfer's state; `placeholder` is any past instant, replaced at the loop's next idle check.
     init(
-        id: UInt64, request: Request, sink: TransferSink, token: TransferToken, easy: EasyHandle,
+        id: UInt64, request: PreparedRequest, sink: TransferSink, token: TransferToken, easy: EasyHandle,
         placeholder: ContinuousClock.Instant
     ) {
         self.id = id
+        urlText = request.urlText
+        let request = request.request
         self.request = request
         self.sink = sink
         self.token = token
