@@ -135,8 +135,7 @@ enum CurlShell {
 
     /// A duration in seconds, as curl's options take it: `10`, `2.5`, `0.25`.
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         guard milliseconds % 1000 != 0 else { return String(milliseconds / 1000) }
         var fraction = String(milliseconds % 1000)
         fraction = String(repeating: "0", count: 3 - fraction.count) + fraction

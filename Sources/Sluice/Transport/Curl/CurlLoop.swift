@@ -230,8 +230,7 @@ final class CurlLoop {
         guard elapsed >= Self.idleCheckInterval else {
             // Not due by the exact clock: the rest of the interval is waited out on the coarse one
             // (a check then comes at most one of its steps late).
-            let rest = (Self.idleCheckInterval - elapsed).components
-            nextIdleCheck = coarse + rest.seconds * 1000 + rest.attoseconds / 1_000_000_000_000_000 + 1
+            nextIdleCheck = coarse + (Self.idleCheckInterval - elapsed).wholeMilliseconds + 1
             return
         }
         lastIdleCheck = now

@@ -287,8 +287,7 @@ enum EasyConfigurator {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        max(1, Int(duration.wholeMilliseconds))
     }
 }
 
