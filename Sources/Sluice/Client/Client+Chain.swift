@@ -40,6 +40,11 @@ extension Client {
             // Watched requests stream, so that progress can be reported; others take the cheaper
             // collected path through the transport.
             let reporter = eventHub.reporter(for: request)
+            // Unwatched requests on the default chain skip the chain's objects (see `DirectRun`).
+            if reporter == nil, let directRoute {
+                DirectRun.start(request, on: directRoute, of: self, into: observer, lifetime)
+                return
+            }
             let delivery: Exchange.Delivery =
                 reporter != nil ? .streaming(nil) : preservesResponses ? .handedOver : .buffered
             run(request, delivery: delivery, reporter: reporter, into: observer, lifetime)

@@ -45,6 +45,9 @@ public final class Client: Sendable {
     /// Whether every interceptor of the chain is a `ResponsePreservingInterceptor`, so that the
     /// transport's response can be handed over whole (`Exchange.Delivery.handedOver`).
     let preservesResponses: Bool
+    /// The route that sends requests without the chain's objects, when the chain is exactly the
+    /// built-in default one (see `DirectRoute`).
+    let directRoute: DirectRoute?
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub
     let metricsAggregator: MetricsAggregator
@@ -82,6 +85,7 @@ public final class Client: Sendable {
         self.transport = transport
         self.interceptors = chain
         self.preservesResponses = Self.preservesResponses(chain)
+        self.directRoute = DirectRoute(chain)
         self.inFlight = InFlightRequests()
         self.eventHub = TaskEventHub()
         self.metricsAggregator = MetricsAggregator()
@@ -95,6 +99,7 @@ public final class Client: Sendable {
         transport = client.transport
         interceptors = chain
         preservesResponses = Self.preservesResponses(chain)
+        directRoute = DirectRoute(chain)
         inFlight = client.inFlight
         eventHub = client.eventHub
         metricsAggregator = client.metricsAggregator

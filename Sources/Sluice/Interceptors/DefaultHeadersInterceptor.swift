@@ -32,6 +32,12 @@ public struct DefaultHeadersInterceptor: Interceptor {
         return chain.proceed(Self.apply(headers, to: request, skipping: sameOrigin ? [] : secretNames))
     }
 
+    /// What `intercept(_:chain:)` proceeds with for a request going to the origin it was made for,
+    /// as on every request's first hop: the request with the defaults it does not set added.
+    func applied(onOriginalOrigin request: Request) -> Request {
+        Self.apply(headers, to: request)
+    }
+
     private var secretNames: Set<String> { RedirectPolicy.credentialHeaders.union(sensitiveHeaders) }
 
     static func apply(_ defaults: HTTPHeaders, to request: Request, skipping secret: Set<String> = []) -> Request {

@@ -65,10 +65,16 @@ final class Exchange: Sendable {
         reporter?.report(kind)
     }
 
+    /// Records `request` as the one handed to the transport, for a hop sent without `transfer(_:)`
+    /// (see `DirectRun`).
+    func noteSent(_ request: Request) {
+        lastSent.withLock { $0 = request }
+    }
+
     /// Sends the transport's collected response on as the events of a transfer: its head, the
     /// whole body as one chunk (or, when `handsOver`, the response itself for the client's run to
     /// take), the metrics.
-    private func relay(
+    func relay(
         _ response: Response, to request: Request, handsOver: Bool, downstream: Observer<TransferEvent, SluiceError>
     ) {
         responded.store(true, ordering: .relaxed)
@@ -91,7 +97,7 @@ final class Exchange: Sendable {
 
     /// Whether `response` has what the client's run would give it: `request` (the very value the
     /// transport was handed), metrics, and the file URL of a download to a file.
-    private static func isWhole(_ response: Response, for request: Request) -> Bool {
+    static func isWhole(_ response: Response, for request: Request) -> Bool {
         guard response.request.isCopy(of: request), response.metrics != nil else { return false }
         if case .file(let url) = request.options.destination { return response.fileURL == url }
         return response.fileURL == nil

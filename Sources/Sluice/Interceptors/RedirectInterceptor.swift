@@ -17,19 +17,33 @@ public struct RedirectInterceptor: Interceptor {
 
     /// Sends `request`, then the requests its redirects lead to.
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
-        guard policy.maxHops > 0 || policy.handler != nil else { return chain.proceed(request) }
-        let policy = self.policy
+        guard followsAny else { return chain.proceed(request) }
         // The first hop's events pass through an observer (no gate, no inner subscription: most
         // requests are never redirected); a redirect's next hop is started from that observer
         // once the redirect's own transfer has ended, and its events reach the same observer.
         // (`run(into:)` rather than `lift`: one closure per request instead of two. The first hop
         // is proceeded with once, here, as `lift` did: a restart runs the same producer again.)
         let firstHop = chain.proceed(request)
-        return SignalProducer.serial { downstream, lifetime in
-            let run = RedirectRun(
-                policy: policy, chain: chain, request: request, downstream: downstream, lifetime: lifetime)
-            firstHop.run(into: run.observer, lifetime)
+        return SignalProducer.serial { [self] downstream, lifetime in
+            firstHop.run(
+                into: observer(ofFirstHopOf: request, chain: chain, downstream: downstream, lifetime), lifetime)
         }
+    }
+
+    /// Whether the policy follows any redirect at all; one that follows none passes every event on.
+    var followsAny: Bool { policy.maxHops > 0 || policy.handler != nil }
+
+    /// Where the events of `request`'s first hop go to have its redirects followed, within the
+    /// subscription whose lifetime is `lifetime`: what reaches `downstream` is what `intercept`'s
+    /// producer sends. (A client's direct run, `DirectRun`, hands a first hop it did not send
+    /// through the chain to this observer once the hop needs the chain.)
+    func observer(
+        ofFirstHopOf request: Request, chain: InterceptorChain, downstream: Observer<TransferEvent, SluiceError>,
+        _ lifetime: Lifetime
+    ) -> Observer<TransferEvent, SluiceError> {
+        guard followsAny else { return downstream }
+        return RedirectRun(policy: policy, chain: chain, request: request, downstream: downstream, lifetime: lifetime)
+            .observer
     }
 }
 

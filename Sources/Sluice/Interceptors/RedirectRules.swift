@@ -6,15 +6,21 @@ enum RedirectRules {
     /// The statuses that are followed.
     static let statuses: Set<Int> = [301, 302, 303, 307, 308]
 
+    /// Whether a response with `status` is a redirect to follow (when it has a Location): a
+    /// response that is not passes the redirect interceptor unchanged.
+    static func isFollowed(status: Int) -> Bool {
+        // A range check first: every response is asked, and most are not redirects (hashing the
+        // status for the set cost more than the rest of the check).
+        (301...308).contains(status) && statuses.contains(status)
+    }
+
     /// The next request after `request` was answered by `head`, or nil when `head` is not a
     /// redirect to follow (not a redirect status, or no `Location`). Throws `.redirectFailed`
     /// for a target that may not be followed.
     static func nextRequest(after request: Request, head: ResponseHead, policy: RedirectPolicy) throws(SluiceError)
         -> Request?
     {
-        // A range check first: every response goes through here, and most are not redirects
-        // (hashing the status for the set cost more than the rest of the check).
-        guard (301...308).contains(head.status), statuses.contains(head.status),
+        guard isFollowed(status: head.status),
             let location = head.headers["Location"], !location.isEmpty
         else {
             return nil

@@ -1,0 +1,29 @@
+/// The chain of a client whose interceptors are exactly Sluice's built-in default ones: redirects,
+/// then default headers (`Client.chain(_:configuration:)` with no interceptor of the user's, no
+/// retry policy and no credentials, as `Client(baseURL:)` makes it).
+///
+/// Neither changes a response that is not a redirect, and the first hop's request is known before
+/// anything is sent (the defaults added to the request as it was made), so a request on such a
+/// client is sent by a `DirectRun`, which makes the chain's objects only for a response that
+/// needs them. (A class: every run refers to its client's route, which is made once.)
+final class DirectRoute: Sendable {
+    let redirects: RedirectInterceptor
+    let defaults: DefaultHeadersInterceptor
+    /// Whether the redirect policy follows any redirect (see `RedirectInterceptor.followsAny`).
+    let followsRedirects: Bool
+
+    /// The route of `chain`, or nil when it is not exactly the two built-in interceptors.
+    init?(_ chain: [any Interceptor]) {
+        // Both are structs, so a cast that succeeds names the very type (no subclass can differ).
+        guard chain.count == 2, let redirects = chain[0] as? RedirectInterceptor,
+            let defaults = chain[1] as? DefaultHeadersInterceptor
+        else { return nil }
+        self.redirects = redirects
+        self.defaults = defaults
+        followsRedirects = redirects.followsAny
+    }
+
+    /// The position of the redirect interceptor in the chain: the chain it proceeds with starts
+    /// after it.
+    static let redirectsIndex = 0
+}
