@@ -13,6 +13,17 @@ private struct PassingOn: Interceptor {
     }
 }
 
+/// It changes nothing, so it may take the transport's response whole, as the direct route does.
+extension PassingOn: ResponsePreservingInterceptor {}
+
+/// Changes nothing, but is not marked as preserving responses: the chain puts the response
+/// together again from its events (`Exchange.Delivery.buffered`).
+private struct PassingOnUnmarked: Interceptor {
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+        chain.proceed(request)
+    }
+}
+
 /// What a caller can tell of one request's outcome.
 private struct Outcome: Equatable, CustomStringConvertible {
     var status: Int?
@@ -53,7 +64,7 @@ private func result(of producer: SignalProducer<Response, SluiceError>) async ->
 /// general path gives.
 @Suite("Direct route of the default chain")
 struct DirectRouteTests {
-    @Test func onlyTheBuiltInDefaultChainTakesTheDirectRoute() throws {
+    @Test func onlyARedirectThenADefaultHeadersChainTakesTheDirectRoute() throws {
         let stub = StubTransport(reply: .response(status: 200))
         let plain = try Client(baseURL: "https://a.example/", transport: stub)
         #expect(plain.directRoute != nil)
@@ -85,10 +96,18 @@ struct DirectRouteTests {
     @Test func everyOutcomeMatchesTheGeneralPathAgainstTheServer() async throws {
         try await withServer { server, transport in
             let other = try await MockServer.start()
-            defer { Task { try? await other.shutdown() } }
             let direct = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-            let general = direct.intercepted(by: PassingOn())
-            #expect(direct.directRoute != nil && general.directRoute == nil)
+            // The chain's paths: the response handed over whole, and put together from events.
+            let chain: (any Interceptor) throws -> Client = { first in
+                try Client(
+                    baseURL: server.baseURL.absoluteString,
+                    chain: [first, RedirectInterceptor(), DefaultHeadersInterceptor(DefaultHeaders.all)],
+                    transport: transport)
+            }
+            let handedOver = try chain(PassingOn())
+            let buffered = try chain(PassingOnUnmarked())
+            #expect(direct.directRoute != nil && handedOver.directRoute == nil && buffered.directRoute == nil)
+            #expect(handedOver.preservesResponses && !buffered.preservesResponses)
             let endpoints: [(String, Endpoint)] = [
                 ("a body", .bytes(3_000)),
                 ("a 404", .status(404)),
@@ -105,13 +124,29 @@ struct DirectRouteTests {
             for (name, endpoint) in endpoints {
                 let url = server.url(for: endpoint).absoluteString
                 let directOutcome = Outcome(await result(of: direct.get(url)))
-                let generalOutcome = Outcome(await result(of: general.get(url)))
-                #expect(directOutcome == generalOutcome, "\(name): direct \(directOutcome), general \(generalOutcome)")
+                for (path, client) in [("handed over", handedOver), ("buffered", buffered)] {
+                    let outcome = Outcome(await result(of: client.get(url)))
+                    #expect(directOutcome == outcome, "\(name): direct \(directOutcome), \(path) \(outcome)")
+                }
             }
-            // Sent once each way: neither path sends a request twice.
-            #expect(server.requests(to: .bytes(3_000)).count == 2)
-            #expect(server.requests(to: "/redirect").count == 6, "three redirecting endpoints, each asked twice")
-            #expect(server.requests(to: .bytes(10)).count == 2)
+            // Sent once each way: no path sends a request twice.
+            #expect(server.requests(to: .bytes(3_000)).count == 3)
+            #expect(server.requests(to: "/redirect").count == 9, "three redirecting endpoints, each asked three times")
+            #expect(server.requests(to: .bytes(10)).count == 3)
+            // Each client counted the same requests and failures for each host.
+            let counts = { (client: Client) in
+                client.metrics.value.hosts.mapValues { [$0.requestCount, $0.failureCount, Int($0.bytesReceived)] }
+            }
+            try await eventually("the metrics count every request") {
+                counts(direct).values.map { $0[0] }.reduce(0, +) == endpoints.count
+            }
+            try await eventually("the chain's metrics count every request too") {
+                counts(buffered).values.map { $0[0] }.reduce(0, +) == endpoints.count
+                    && counts(handedOver).values.map { $0[0] }.reduce(0, +) == endpoints.count
+            }
+            #expect(counts(direct) == counts(handedOver))
+            #expect(counts(direct) == counts(buffered))
+            try await other.shutdown()
         }
     }
 
@@ -128,6 +163,25 @@ struct DirectRouteTests {
             let hops = server.requests(to: "/redirect") + server.requests(to: "/echo")
             #expect(hops.count == 2)
             for hop in hops { #expect(hop.headers["User-Agent"] == DefaultHeaders.userAgent) }
+        }
+    }
+
+    @Test func aSecretDefaultHeaderStaysOnTheOriginAcrossARedirect() async throws {
+        try await withServer { server, transport in
+            let other = try await MockServer.start()
+            var configuration = Client.Configuration()
+            configuration.defaultHeaders["Authorization"] = "Bearer default-secret"
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            #expect(client.directRoute != nil)
+            let away = server.url(for: .redirect(status: 302, to: other.url(for: .echo)))
+            let response = try await client.get(away.absoluteString).value
+            #expect(response.status == 200)
+            #expect(server.requests(to: "/redirect").first?.headers["Authorization"] == "Bearer default-secret")
+            let received = try #require(other.requests(to: "/echo").first)
+            #expect(received.headers["Authorization"] == nil, "a secret default must not reach another origin")
+            #expect(received.headers["User-Agent"] == DefaultHeaders.userAgent)
+            try await other.shutdown()
         }
     }
 

@@ -1,6 +1,7 @@
-/// The chain of a client whose interceptors are exactly Sluice's built-in default ones: redirects,
-/// then default headers (`Client.chain(_:configuration:)` with no interceptor of the user's, no
-/// retry policy and no credentials, as `Client(baseURL:)` makes it).
+/// The chain of a client whose interceptors are exactly a redirect interceptor, then a default
+/// headers interceptor, whatever their settings: the chain `Client.chain(_:configuration:)` makes
+/// with no interceptor of the user's, no retry policy and no credentials (as `Client(baseURL:)`
+/// does), or the same two given to `Client(chain:)`.
 ///
 /// Neither changes a response that is not a redirect, and the first hop's request is known before
 /// anything is sent (the defaults added to the request as it was made), so a request on such a
