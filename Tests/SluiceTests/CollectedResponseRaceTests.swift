@@ -58,6 +58,12 @@ struct CollectedResponseRaceTests {
                         continuation.resume()
                     }
                 }
+                // A loop that won the race may still be delivering as the disposal returns (slowly,
+                // under the thread sanitizer): the stream is read once it has ended.
+                let deadline = ContinuousClock.now + .seconds(5)
+                while recorder.terminal == nil && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
                 let events = recorder.events
                 let kinds = events.map(ResponseEventLog.kind)
                 switch kinds {
