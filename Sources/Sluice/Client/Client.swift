@@ -45,8 +45,8 @@ public final class Client: Sendable {
     /// Whether every interceptor of the chain is a `ResponsePreservingInterceptor`, so that the
     /// transport's response can be handed over whole (`Exchange.Delivery.handedOver`).
     let preservesResponses: Bool
-    /// The route that sends requests without the chain's objects, when the chain is exactly the
-    /// built-in default one (see `DirectRoute`).
+    /// The route that sends requests without the chain's objects, when the chain is exactly a
+    /// redirect interceptor, then a default headers interceptor (see `DirectRoute`).
     let directRoute: DirectRoute?
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub

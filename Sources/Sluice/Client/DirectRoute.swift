@@ -10,8 +10,6 @@
 final class DirectRoute: Sendable {
     let redirects: RedirectInterceptor
     let defaults: DefaultHeadersInterceptor
-    /// Whether the redirect policy follows any redirect (see `RedirectInterceptor.followsAny`).
-    let followsRedirects: Bool
 
     /// The route of `chain`, or nil when it is not exactly the two built-in interceptors.
     init?(_ chain: [any Interceptor]) {
@@ -21,7 +19,6 @@ final class DirectRoute: Sendable {
         else { return nil }
         self.redirects = redirects
         self.defaults = defaults
-        followsRedirects = redirects.followsAny
     }
 
     /// The position of the redirect interceptor in the chain: the chain it proceeds with starts

@@ -87,7 +87,7 @@ final class DirectRun: Sendable {
 
     /// Whether the chain would do anything but pass `response` on.
     private func needsChain(_ response: Response) -> Bool {
-        route.followsRedirects && RedirectRules.isFollowed(status: response.status)
+        route.redirects.followsAny && RedirectRules.isFollowed(status: response.status)
             || !Exchange.isWhole(response, for: hop)
     }
 
