@@ -119,9 +119,9 @@ extension TransportBenchmark {
                 + "\(formatted(Target.maximumPeakMiB, decimals: 0)): \(verdict(peak) { $0 <= Target.maximumPeakMiB })); "
                 + "C: \(formatted(peakMiB("c_download"))) MiB",
             "checksums agree:                                \(isConsistent ? "yes" : "NO")",
-            // Said with the figures: the requests are not the same work for libcurl (Docs/Decisions.md).
-            "requests:                                       Sluice hands libcurl each URL parsed (CURLOPT_CURLU) "
-                + "and sends Accept-Encoding (its default); C sets CURLOPT_URL and sends no Accept-Encoding",
+            // Said with the figures: how libcurl is given the requests differs (Docs/Decisions.md).
+            "requests:                                       the same head on the wire (Sluice's decompress off: "
+                + "no Accept-Encoding, as C); Sluice hands libcurl each URL parsed (CURLOPT_CURLU), C sets CURLOPT_URL",
         ]
 
         var members: [(String, JSON)] = []
