@@ -106,24 +106,28 @@ struct RequestHeadersTests {
     @Test func userAgentNamesTheProgramSluiceAndTheSystem() {
         let value = DefaultHeaders.userAgent
         #expect(isPrintableASCII(value))
-        #expect(value.contains(" Sluice/\(SluiceInfo.version) ("))
-        #expect(value.hasSuffix(" libcurl/\(SluiceInfo.libcurlVersion)"))
-        #expect(value.contains("(Linux "))
+        #expect(value.contains(" Sluice/\(SluiceInfo.version) (Linux"))
+        #expect(value.hasSuffix(")"))
+        // Short: libcurl formats every byte of it for every request.
+        #expect(value.utf8.count < 80, "\(value)")
         let executable = value.prefix { $0 != " " }
         #expect(!executable.isEmpty && !executable.hasPrefix("Sluice/"))
     }
 
     @Test func userAgentIsTransliteratedToASCIITokens() {
         let system = SystemDescription(
-            name: "Linux", release: "6.1.0", machine: "x86_64", distribution: "Débian (tëst) 12\\")
+            name: "Linux", release: "6.1.0", distribution: "Débian (tëst) 12\\")
         #expect(
             DefaultHeaders.userAgent(executable: "Mÿ Äpp", executableVersion: "1.0 β", system: system)
-                == "My-App/1.0-b Sluice/\(SluiceInfo.version) (Linux 6.1.0; x86_64; Debian test 12) "
-                + "libcurl/\(SluiceInfo.libcurlVersion)")
-        let bare = SystemDescription(name: "Linux", release: "", machine: "aarch64", distribution: nil)
+                == "My-App/1.0-b Sluice/\(SluiceInfo.version) (Linux; Debian test 12)")
+        let noDistribution = SystemDescription(name: "Linux", release: "6.1.0", distribution: "()")
+        #expect(
+            DefaultHeaders.userAgent(executable: "tool", executableVersion: nil, system: noDistribution)
+                == "tool Sluice/\(SluiceInfo.version) (Linux 6.1.0)")
+        let bare = SystemDescription(name: "Linux", release: "", distribution: nil)
         #expect(
             DefaultHeaders.userAgent(executable: "", executableVersion: nil, system: bare)
-                == "Sluice/\(SluiceInfo.version) (Linux; aarch64) libcurl/\(SluiceInfo.libcurlVersion)")
+                == "Sluice/\(SluiceInfo.version) (Linux)")
         #expect(DefaultHeaders.asciiTransliterated("Crème brûlée Straße 日本\u{7}") == "Creme brulee Strasse ri ben")
     }
 

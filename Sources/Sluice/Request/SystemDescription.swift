@@ -11,8 +11,6 @@ struct SystemDescription: Sendable, Equatable {
     var name: String
     /// The kernel's version without the vendor's suffix, e.g. `6.1.0` for `6.1.0-18-amd64`.
     var release: String
-    /// The hardware, e.g. `x86_64`.
-    var machine: String
     /// The distribution's name and version, e.g. `Debian 12`, when the system says.
     var distribution: String?
 
@@ -20,14 +18,13 @@ struct SystemDescription: Sendable, Equatable {
     static func current() -> SystemDescription {
         var names = utsname()
         guard uname(&names) == 0 else {
-            return SystemDescription(name: "Linux", release: "", machine: "", distribution: nil)
+            return SystemDescription(name: "Linux", release: "", distribution: nil)
         }
         let osRelease = ["/etc/os-release", "/usr/lib/os-release"].lazy
             .compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.first
         return SystemDescription(
             name: field(&names.sysname),
             release: shortRelease(field(&names.release)),
-            machine: field(&names.machine),
             distribution: osRelease.flatMap(distribution(fromOSRelease:)))
     }
 
