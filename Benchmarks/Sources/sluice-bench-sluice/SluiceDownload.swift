@@ -22,6 +22,9 @@ enum SluiceDownload {
         var request = Request(url: location)
         request.options.destination = .file(URL(fileURLWithPath: "/dev/null"))
         request.options.maximumBodySize = Int64(bytes) + 1
+        // The same request head as the C client's, which sends no Accept-Encoding (as the suite's
+        // small GETs do; see `TransportBenchmark`).
+        request.options.decompress = false
         let prepared: PreparedRequest
         do {
             prepared = try request.prepared()

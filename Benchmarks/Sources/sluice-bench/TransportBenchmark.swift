@@ -68,9 +68,9 @@ enum TransportBenchmark: Suite {
         do {
             var request = Request(url: URL(string: smallURL)!)
             // The same request head on the wire as the C client's, which decodes nothing and sends
-            // no Accept-Encoding: libcurl formats each header a character at a time (~90
-            // instructions a byte), so Sluice's default line would cost it ~3,500 per GET that C
-            // does not pay. The end-to-end suite measures the defaults.
+            // no Accept-Encoding: libcurl formats each header a character at a time, so Sluice's
+            // default line cost it ~5,800 instructions per GET that C did not pay (callgrind). The
+            // end-to-end suite measures the defaults.
             request.options.decompress = false
             small = try request.prepared()
         } catch {
