@@ -81,7 +81,7 @@ func usage() -> String {
         "",
         "options:",
         "  --json             print exactly one JSON object on standard output (tables go to standard error)",
-        "  --rounds N         measured rounds per client, median reported (default 5)",
+        "  --rounds N         measured rounds per client, median reported (default 5; 9 for transport)",
         "  --events N         events per client per round (default 10000000)",
         "  --subscriptions N  start + dispose cycles per client per round (default 1000000)",
         "  --only KEY         run only the clients whose JSON key contains KEY (to profile one)",
