@@ -34,9 +34,7 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     @inlinable
     @discardableResult
     public func start(_ observer: Observer<Value, Failure> = Observer { _ in }) -> any Disposable {
-        let disposables = CompositeDisposable()
-        startHandler(Self.sink(observer, disposables), Lifetime(disposables))
-        return disposables
+        start(delivering: .observer(observer))
     }
 
     /// Starts the work with its subscription already installed in `slot`, so that events the work
@@ -45,26 +43,34 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     func start(_ observer: Observer<Value, Failure>, in slot: SerialDisposable) {
         let disposables = CompositeDisposable()
         slot.inner = disposables
-        startHandler(Self.sink(observer, disposables), Lifetime(disposables))
+        startHandler(Self.sink(.observer(observer), disposables), Lifetime(disposables))
     }
 
-    /// The end of a started producer: delivers to the user's observer, drops anything after the
+    /// Starts the work, its sink handing the events to `delivery`.
+    @inlinable
+    func start(delivering delivery: SinkDelivery<Value, Failure>) -> any Disposable {
+        let disposables = CompositeDisposable()
+        startHandler(Self.sink(delivery, disposables), Lifetime(disposables))
+        return disposables
+    }
+
+    /// The end of a started producer: hands each event to `delivery`, drops anything after the
     /// terminal event, and ends the subscription's lifetime once the terminal event is delivered.
     /// Events arrive serially (see `SignalCore`), so the flag needs no stronger ordering. The user's
-    /// observer is released with the operator chain, which the source's gate lets go of as soon as
-    /// it has delivered its terminal event.
+    /// observer or closure is released with the operator chain, which the source's gate lets go of
+    /// as soon as it has delivered its terminal event.
     @inlinable
-    static func sink(_ observer: Observer<Value, Failure>, _ disposables: CompositeDisposable) -> Observer<
+    static func sink(_ delivery: SinkDelivery<Value, Failure>, _ disposables: CompositeDisposable) -> Observer<
         Value, Failure
     > {
         Observer { event in
             if disposables.sinkTerminated.load(ordering: .relaxed) { return }
             if event.isTerminating {
                 guard !disposables.sinkTerminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
-                observer.send(event)
+                delivery.deliver(event)
                 disposables.dispose()
             } else {
-                observer.send(event)
+                delivery.deliver(event)
             }
         }
     }
@@ -73,53 +79,42 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     @inlinable
     @discardableResult
     public func start(_ action: @escaping @Sendable (Event<Value, Failure>) -> Void) -> any Disposable {
-        start(Observer(action))
+        start(delivering: .events(action))
     }
 
     /// Starts the work, observing values only.
     @inlinable
     @discardableResult
     public func startWithValues(_ action: @escaping @Sendable (Value) -> Void) -> any Disposable {
-        start(
-            Observer { event in
-                if case .value(let value) = event { action(value) }
-            })
+        start(delivering: .values(action))
     }
 
     /// Starts the work, observing each value as a success and the failure as a failure.
     @inlinable
     @discardableResult
     public func startWithResult(_ action: @escaping @Sendable (Result<Value, Failure>) -> Void) -> any Disposable {
-        // One closure, not `Observer(value:failed:)` with two: each closure is an allocation.
-        start(
-            Observer { event in
-                switch event {
-                case .value(let value): action(.success(value))
-                case .failed(let error): action(.failure(error))
-                case .completed, .interrupted: break
-                }
-            })
+        start(delivering: .result(action))
     }
 
     /// Starts the work, observing the failure only.
     @inlinable
     @discardableResult
     public func startWithFailed(_ action: @escaping @Sendable (Failure) -> Void) -> any Disposable {
-        start(Observer(failed: action))
+        start(delivering: .failed(action))
     }
 
     /// Starts the work, observing completion only.
     @inlinable
     @discardableResult
     public func startWithCompleted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        start(Observer(completed: action))
+        start(delivering: .completed(action))
     }
 
     /// Starts the work, observing interruption only.
     @inlinable
     @discardableResult
     public func startWithInterrupted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        start(Observer(interrupted: action))
+        start(delivering: .interrupted(action))
     }
 
     /// Builds a derived producer from an event transform (see `EventTransform`).
