@@ -199,6 +199,30 @@ struct CurlTransportTests {
             } catch {
                 #expect(error.code == .invalidBody)
             }
+            // Methods: any HTTP token goes (GET and POST skip the byte scan), anything else is refused.
+            for method in ["GET", "POST", "get", "PATCH", "M-SEARCH"] {
+                #expect(throws: Never.self) {
+                    try Request(method: HTTPMethod(rawValue: method), url: server.url(for: .echo)).prepared()
+                }
+            }
+            for method in ["", "GE T", "POST\r\nX: y", "GET(", "PÖST"] {
+                #expect(throws: SluiceError.self, "\(method.debugDescription)") {
+                    try Request(method: HTTPMethod(rawValue: method), url: server.url(for: .echo)).prepared()
+                }
+            }
+            // Options, read in place from the request.
+            var noTimeout = Request(url: server.url(for: .echo))
+            noTimeout.options.connectTimeout = .zero
+            var negativeLimit = Request(url: server.url(for: .echo))
+            negativeLimit.options.maximumBodySize = -1
+            for request in [noTimeout, negativeLimit] {
+                do throws(SluiceError) {
+                    _ = try request.prepared()
+                    Issue.record("\(request.options) was accepted")
+                } catch {
+                    #expect(error.code == .invalidOption)
+                }
+            }
             #expect(server.recordedRequests.isEmpty)
         }
     }

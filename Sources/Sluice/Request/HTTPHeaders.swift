@@ -91,7 +91,15 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     /// Every value for `name`, in order.
     public func values(for name: String) -> [String] {
         if let raw { return raw.values(for: name) }
-        return storedFields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        // One pass, with no array made when nothing matches (a request's `Accept`, looked up by
+        // `validate()` on every response, usually is not there).
+        // (By index: iterating the fields copied each one, retaining and releasing both strings.)
+        let fields = storedFields
+        var values: [String] = []
+        for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) {
+            values.append(fields[index].value)
+        }
+        return values
     }
 
     /// Whether a field with `name` exists.

@@ -116,7 +116,7 @@ public struct PreparedRequest: Sendable {
         }
         try Self.validateMethod(request.method)
         try Self.validateBody(request.body)
-        try Self.validateOptions(request.options)
+        try Self.validateOptions(of: request)
         self.request = request
     }
 
@@ -133,6 +133,8 @@ public struct PreparedRequest: Sendable {
     }
 
     private static func validateMethod(_ method: HTTPMethod) throws(SluiceError) {
+        // Most requests are GETs and POSTs: a comparison of two small strings, not a byte scan.
+        if method == .get || method == .post { return }
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(isTokenByte) else {
             throw SluiceError(.invalidURL, "The method \(method.rawValue.debugDescription) is not an HTTP token.")
         }
@@ -176,13 +178,15 @@ public struct PreparedRequest: Sendable {
         }
     }
 
-    private static func validateOptions(_ options: RequestOptions) throws(SluiceError) {
-        if options.connectTimeout <= .zero || options.idleTimeout <= .zero
-            || (options.timeout.map { $0 <= .zero } ?? false)
+    /// Reads the options in place, one field at a time: taking them as a parameter copied the whole
+    /// struct, retaining each of its references, for every request.
+    private static func validateOptions(of request: Request) throws(SluiceError) {
+        if request.options.connectTimeout <= .zero || request.options.idleTimeout <= .zero
+            || (request.options.timeout.map { $0 <= .zero } ?? false)
         {
             throw SluiceError(.invalidOption, "Timeouts must be positive.")
         }
-        if options.maximumBodySize < 0 || options.maximumHeaderSize <= 0 {
+        if request.options.maximumBodySize < 0 || request.options.maximumHeaderSize <= 0 {
             throw SluiceError(.invalidOption, "Size limits must be positive.")
         }
     }
