@@ -6,12 +6,19 @@
 /// event reaches the user's closure through one switch instead of a second observer and closure.
 @usableFromInline
 enum SinkDelivery<Value: Sendable, Failure: Error>: Sendable {
+    /// Every event, to an observer (`start(_:)` with an observer).
     case observer(Observer<Value, Failure>)
+    /// Every event, to a closure (`start(_:)` with a closure).
     case events(@Sendable (Event<Value, Failure>) -> Void)
+    /// The values (`startWithValues`).
     case values(@Sendable (Value) -> Void)
+    /// The values as successes and the failure as a failure (`startWithResult`).
     case result(@Sendable (Result<Value, Failure>) -> Void)
+    /// The failure (`startWithFailed`).
     case failed(@Sendable (Failure) -> Void)
+    /// The completion (`startWithCompleted`).
     case completed(@Sendable () -> Void)
+    /// The interruption (`startWithInterrupted`).
     case interrupted(@Sendable () -> Void)
 
     /// Hands `event` to the observer, or to the closure if it takes this kind of event.

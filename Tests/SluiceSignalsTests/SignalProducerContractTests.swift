@@ -174,4 +174,63 @@ struct SignalProducerContractTests {
         SignalProducer<Int, TestError>(error: .other(2)).startWithFailed { failure.value = $0 }
         #expect(failure.value == .other(2))
     }
+
+    /// A producer whose handler sends straight into the sink (no gate): `events`, then more after
+    /// the first terminal event, which the sink itself must drop.
+    private static func unguarded(_ events: [Event<Int, TestError>]) -> SignalProducer<Int, TestError> {
+        SignalProducer.serial { observer, _ in
+            for event in events { observer.send(event) }
+        }
+    }
+
+    @Test func eachStartVariantGetsItsKindOfEventOnceAndNothingAfterTheEnd() {
+        let afterEnd: [Event<Int, TestError>] = [.value(9), .failed(.boom), .completed, .interrupted]
+        let completing = Self.unguarded([.value(1), .value(2), .completed] + afterEnd)
+        let failing = Self.unguarded([.value(1), .failed(.other(3))] + afterEnd)
+        let interrupting = Self.unguarded([.value(1), .interrupted] + afterEnd)
+
+        let events = Locked<[Event<Int, TestError>]>([])
+        completing.start { event in events.withLock { $0.append(event) } }
+        #expect(events.value == [.value(1), .value(2), .completed])
+
+        let observed = EventRecorder<Int, TestError>()
+        failing.start(observed.observer)
+        #expect(observed.events == [.value(1), .failed(.other(3))])
+
+        let values = Locked<[Int]>([])
+        interrupting.startWithValues { value in values.withLock { $0.append(value) } }
+        #expect(values.value == [1])
+
+        let results = Locked<[Result<Int, TestError>]>([])
+        for producer in [completing, failing, interrupting] {
+            producer.startWithResult { result in results.withLock { $0.append(result) } }
+        }
+        #expect(results.value == [.success(1), .success(2), .success(1), .failure(.other(3)), .success(1)])
+
+        let failures = Locked<[TestError]>([])
+        let completions = Locked(0)
+        let interruptions = Locked(0)
+        for producer in [completing, failing, interrupting] {
+            producer.startWithFailed { error in failures.withLock { $0.append(error) } }
+            producer.startWithCompleted { completions.withLock { $0 += 1 } }
+            producer.startWithInterrupted { interruptions.withLock { $0 += 1 } }
+        }
+        #expect(failures.value == [.other(3)])
+        #expect(completions.value == 1)
+        #expect(interruptions.value == 1)
+    }
+
+    @Test func aTerminalClosureRunsBeforeTheSubscriptionEnds() {
+        let order = Locked<[String]>([])
+        let producer = SignalProducer<Int, TestError>.serial { observer, lifetime in
+            lifetime.observeEnded { order.withLock { $0.append("ended") } }
+            observer.sendCompleted()
+        }
+        producer.startWithCompleted { order.withLock { $0.append("completed") } }
+        #expect(order.value == ["completed", "ended"])
+        // Disposing after the end does not interrupt.
+        let interrupted = Locked(0)
+        SignalProducer<Int, TestError>(value: 1).startWithInterrupted { interrupted.withLock { $0 += 1 } }.dispose()
+        #expect(interrupted.value == 0)
+    }
 }

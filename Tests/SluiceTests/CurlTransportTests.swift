@@ -206,23 +206,30 @@ struct CurlTransportTests {
                 }
             }
             for method in ["", "GE T", "POST\r\nX: y", "GET(", "PÖST"] {
-                #expect(throws: SluiceError.self, "\(method.debugDescription)") {
+                let error = #expect(throws: SluiceError.self, "\(method.debugDescription)") {
                     try Request(method: HTTPMethod(rawValue: method), url: server.url(for: .echo)).prepared()
                 }
+                #expect(error?.code == .invalidURL, "\(method.debugDescription)")
             }
-            // Options, read in place from the request.
-            var noTimeout = Request(url: server.url(for: .echo))
-            noTimeout.options.connectTimeout = .zero
-            var negativeLimit = Request(url: server.url(for: .echo))
-            negativeLimit.options.maximumBodySize = -1
-            for request in [noTimeout, negativeLimit] {
+            // Options, read in place from the request: each check, and the limits that are allowed.
+            let invalid: [@Sendable (inout RequestOptions) -> Void] = [
+                { $0.connectTimeout = .zero }, { $0.idleTimeout = .zero }, { $0.timeout = .zero },
+                { $0.maximumBodySize = -1 }, { $0.maximumHeaderSize = 0 },
+            ]
+            for (index, change) in invalid.enumerated() {
+                var request = Request(url: server.url(for: .echo))
+                change(&request.options)
                 do throws(SluiceError) {
                     _ = try request.prepared()
-                    Issue.record("\(request.options) was accepted")
+                    Issue.record("invalid options \(index) were accepted")
                 } catch {
                     #expect(error.code == .invalidOption)
                 }
             }
+            var boundaries = Request(url: server.url(for: .echo))
+            boundaries.options.maximumBodySize = 0
+            boundaries.options.timeout = nil
+            #expect(throws: Never.self) { try boundaries.prepared() }
             #expect(server.recordedRequests.isEmpty)
         }
     }

@@ -91,13 +91,12 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     /// Every value for `name`, in order.
     public func values(for name: String) -> [String] {
         if let raw { return raw.values(for: name) }
-        // One pass, with no array made when nothing matches (a request's `Accept`, looked up by
-        // `validate()` on every response, usually is not there).
-        // (By index: iterating the fields copied each one, retaining and releasing both strings.)
-        let fields = storedFields
+        // By index: iterating the fields copied each one, retaining and releasing both of its
+        // strings (`validate()` looks up a request's `Accept` on every response).
+        let stored = storedFields
         var values: [String] = []
-        for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) {
-            values.append(fields[index].value)
+        for index in stored.indices where stored[index].name.caseInsensitiveEquals(name) {
+            values.append(stored[index].value)
         }
         return values
     }

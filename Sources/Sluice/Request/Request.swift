@@ -134,6 +134,8 @@ public struct PreparedRequest: Sendable {
 
     private static func validateMethod(_ method: HTTPMethod) throws(SluiceError) {
         // Most requests are GETs and POSTs: a comparison of two small strings, not a byte scan.
+        // (`==` compares canonical equivalence; no other string is equivalent to these two, but a
+        // method with a K would be: KELVIN SIGN decomposes to it. Compare bytes to add one.)
         if method == .get || method == .post { return }
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(isTokenByte) else {
             throw SluiceError(.invalidURL, "The method \(method.rawValue.debugDescription) is not an HTTP token.")
