@@ -30,6 +30,7 @@ do {
     try await StreamingDownload.run(client)
     try await MultipartUpload.run(client)
     try await CancellingAndBatches.run(client)
+    try await AwaitingOnTheTransport.run(client)
     try await InterceptorsTour.run(baseURL: baseURL)
     try await TasksAndEvents.run(client)
     try await ReachabilityTour.run(client)

@@ -29,13 +29,14 @@ public enum E2EChild {
         guard arguments.count == 8, let named = E2EClient(rawValue: arguments[0]), named.binary == client,
             let workload = E2EWorkload.allCases.first(where: { $0.key == arguments[1] }),
             workload.clients.contains(named),
-            let context = E2EContext(arguments: Array(arguments.dropFirst(2)))
+            var context = E2EContext(arguments: Array(arguments.dropFirst(2)))
         else {
             note(
                 "usage: \(client.executable) \(subcommand) \(client.rawValue) <workload> <port> <directory> "
                     + "<count> <in flight> <bulk bytes> <request header lines, or an empty argument>")
             return 2
         }
+        context.client = named
         let contender: any E2EContender
         do {
             contender = try makeContender(context)

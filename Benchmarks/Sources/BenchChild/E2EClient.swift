@@ -6,6 +6,10 @@ public enum E2EClient: String, CaseIterable, Sendable {
     /// those headers cost libcurl, apart from what Sluice's own code costs.
     case cWithSluiceHeaders = "c_headers"
     case sluice
+    /// Sluice awaiting each response in a task that prefers its transport's executor
+    /// (`Client.taskExecutor`), so that the task runs on the transport's loop thread: the row that
+    /// tells what the two thread crossings of a plain `await` cost.
+    case sluiceOnTransportExecutor = "sluice_executor"
     case urlsession
     case ahc
 
@@ -15,14 +19,22 @@ public enum E2EClient: String, CaseIterable, Sendable {
         case .c: return "C, raw libcurl multi"
         case .cWithSluiceHeaders: return "C, with Sluice's default headers"
         case .sluice: return "Sluice Client"
+        case .sluiceOnTransportExecutor: return "Sluice Client, on its transport's executor"
         case .urlsession: return "URLSession (FoundationNetworking)"
         case .ahc: return "AsyncHTTPClient 1.37.0"
         }
     }
 
     /// The client whose binary runs this one's measurements: itself, except for the C client with
-    /// Sluice's headers, which is the C client told to send more headers.
-    public var binary: E2EClient { self == .cWithSluiceHeaders ? .c : self }
+    /// Sluice's headers, which is the C client told to send more headers, and Sluice on its
+    /// transport's executor, which is Sluice's child told to use it.
+    public var binary: E2EClient {
+        switch self {
+        case .cWithSluiceHeaders: return .c
+        case .sluiceOnTransportExecutor: return .sluice
+        default: return self
+        }
+    }
 
     /// The name of the child executable that links this client alone (a target of the package,
     /// built next to `sluice-bench`): its peak RSS is then that of a program using this client only.

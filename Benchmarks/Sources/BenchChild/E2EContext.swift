@@ -22,6 +22,8 @@ public struct E2EContext: Sendable {
     /// Header lines (`Name: value`) the client sends with every request besides its own; only the
     /// C client reads them (to send Sluice's default headers, `E2EClient.cWithSluiceHeaders`).
     public var requestHeaders: [String]
+    /// The client measured, as the child was told (not an argument of its own: the child sets it).
+    public var client: E2EClient?
 
     /// `http://127.0.0.1:<port>/`, the Sluice client's base URL.
     public var baseURL: String { "http://127.0.0.1:\(port)/" }

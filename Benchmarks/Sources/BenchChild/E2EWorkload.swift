@@ -35,7 +35,9 @@ public enum E2EWorkload: String, CaseIterable, Sendable {
     /// requests the C client also runs with Sluice's default headers, to tell their cost in libcurl.
     public var clients: [E2EClient] {
         switch self {
-        case .sequential, .parallel, .post: return [.c, .cWithSluiceHeaders, .sluice, .urlsession, .ahc]
+        // Sluice's sequential GETs again on its transport's executor (a task option of its own).
+        case .sequential: return [.c, .cWithSluiceHeaders, .sluice, .sluiceOnTransportExecutor, .urlsession, .ahc]
+        case .parallel, .post: return [.c, .cWithSluiceHeaders, .sluice, .urlsession, .ahc]
         case .download: return [.c, .sluice, .urlsession, .ahc]
         // Sluice's decoding row against C fetching the same document; the other clients'
         // decoding would measure Foundation's JSONDecoder again.

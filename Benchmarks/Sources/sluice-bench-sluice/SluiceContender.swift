@@ -11,7 +11,8 @@ import Sluice
 /// Sluice as an application uses it: one `Client` on the shared `CurlTransport` with its default
 /// configuration, every request built from a path, validated and serialized (`data()` or
 /// `decode(_:)`), and taken with `await .value` or, to keep many in flight, started with `start`
-/// and counted on completion.
+/// and counted on completion. As `E2EClient.sluiceOnTransportExecutor`, the awaiting task prefers
+/// the client's task executor.
 final class SluiceContender: E2EContender {
     private let client: Client
     private let context: E2EContext
@@ -100,12 +101,15 @@ final class SluiceContender: E2EContender {
 
     /// `count` requests awaited one after the other in a task, as async code makes them.
     private func awaitLoop(_ count: Int, _ request: @escaping @Sendable () async throws -> String?) -> E2EOutcome {
-        blockingRun {
-            await inFlightTasks(count: count, workers: 1) {
-                do {
-                    return try await request()
-                } catch {
-                    return "\(error)"
+        let executor = context.client == .sluiceOnTransportExecutor ? client.taskExecutor : nil
+        return blockingRun {
+            await withTaskExecutorPreference(executor) {
+                await inFlightTasks(count: count, workers: 1) {
+                    do {
+                        return try await request()
+                    } catch {
+                        return "\(error)"
+                    }
                 }
             }
         }

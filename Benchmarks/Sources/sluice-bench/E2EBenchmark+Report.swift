@@ -86,6 +86,10 @@ extension E2EBenchmark {
                     ratio(workload, .cWithSluiceHeaders) { $0.rate }, target: nil, atLeast: true))
         }
         lines.append(
+            verdictLine(
+                "Sluice on its transport's executor / C, sequential:",
+                ratio(.sequential, .sluiceOnTransportExecutor) { $0.rate }, target: nil, atLeast: true))
+        lines.append(
             verdictLine("Sluice / C, decode(_:) vs C's bytes:", ratio(.decode) { $0.rate }, target: nil, atLeast: true))
         for (workload, title) in bulkRatios {
             lines.append(
@@ -111,7 +115,8 @@ extension E2EBenchmark {
 
         // The checks: every round of C and Sluice must have done all its work; the others are
         // reported as they went.
-        let isConsistent = [E2EClient.c, .cWithSluiceHeaders, .sluice].allSatisfy { client in
+        let isConsistent = [E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceOnTransportExecutor].allSatisfy {
+            client in
             figures.values.allSatisfy { byClient in
                 byClient[client].map { $0.validRounds == $0.rounds } ?? true
             }
@@ -144,6 +149,7 @@ extension E2EBenchmark {
         if let completed { members.append(("inflight10k_completed", .integer(completed))) }
         let extra: [(String, Double)] = [
             ("json_decode_ratio", ratio(.decode) { $0.rate }),
+            ("seq_executor_ratio", ratio(.sequential, .sluiceOnTransportExecutor) { $0.rate }),
             ("inflight10k_ratio", ratio(.burst) { $0.rate }),
             ("inflight10k_peak_rss_mb", figure(.sluice, .burst)?.peakMiB ?? .nan),
         ]

@@ -35,6 +35,18 @@ public protocol Transport: Sendable {
     ///
     /// The default collects the events of `transfer(_:)`; a transport may do it more cheaply.
     func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError>
+
+    /// An executor that runs tasks on the thread that delivers this transport's responses, if it
+    /// has one (nil by default).
+    ///
+    /// A task that prefers it (`withTaskExecutorPreference(_:operation:)`) awaits responses without
+    /// a thread hop: see `CurlTransport.taskExecutor`.
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension Transport {
+    /// None: a transport has no executor unless it says so.
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 extension Transport {

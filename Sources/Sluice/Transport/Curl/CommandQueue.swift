@@ -12,6 +12,8 @@ enum LoopCommand: Sendable {
     case cancel(UInt64)
     case pause(UInt64)
     case resume(UInt64)
+    /// A job of a task that prefers the transport's executor, run on the loop thread.
+    case run(UnownedJob, UnownedTaskExecutor)
     case shutdown
 }
 

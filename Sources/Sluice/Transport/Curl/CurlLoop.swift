@@ -59,8 +59,13 @@ final class CurlLoop {
         }
         queue.takeAll(into: &batch)
         for command in batch {
-            if case .start(let start) = command {
+            switch command {
+            case .start(let start):
                 start.sink.fail(SluiceError(.cancelled, "The transport was shut down."), token: start.token)
+            case .run(let job, let executor):
+                job.runSynchronously(on: executor)
+            case .cancel, .pause, .resume, .shutdown:
+                break
             }
         }
         failAll(SluiceError(.cancelled, "The transport was shut down."))
@@ -79,6 +84,8 @@ final class CurlLoop {
                 case .start(let start):
                     start.token.markFinished()
                     start.sink.fail(error, token: start.token)
+                case .run(let job, let executor):
+                    job.runSynchronously(on: executor)
                 case .shutdown:
                     return
                 case .cancel, .pause, .resume:
@@ -124,6 +131,8 @@ final class CurlLoop {
             context.isPaused = false
             context.lastActivity = .now
             try? Curl.check(curl_easy_pause(context.easy.raw, SLUICE_PAUSE_CONT), "curl_easy_pause")
+        case .run(let job, let executor):
+            job.runSynchronously(on: executor)
         case .shutdown:
             isShuttingDown = true
         }
