@@ -1,9 +1,10 @@
 import Foundation
-import Sluice
 import SluiceSignals
 import SluiceTesting
 import Synchronization
 import Testing
+
+@testable import Sluice
 
 /// The thread a request's observer runs on: the transport's loop thread.
 private func loopThread(of client: Client, _ server: MockServer) async throws -> UInt {
@@ -49,24 +50,30 @@ struct TransportExecutorTests {
         try await withServer { server, transport in
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             let loop = try await loopThread(of: client, server)
+            let slow = server.url(for: .delay(.milliseconds(300))).absoluteString
             let url = server.url(for: .bytes(1000)).absoluteString
             let outcomes = try await withTaskExecutorPreference(client.taskExecutor) {
-                try await withThrowingTaskGroup(of: [(Int, UInt)].self) { group in
+                try await withThrowingTaskGroup(of: (connection: Int, sizes: [Int], threads: [UInt]).self) { group in
                     for _ in 0..<8 {
                         group.addTask {
-                            var outcomes: [(Int, UInt)] = []
+                            // Each child's first request is slow: only requests in flight together
+                            // need a connection each (one after the other, they would share one).
+                            let echo = try await client.get(slow).validate().decode(EchoReply.self).value
+                            var sizes: [Int] = []
+                            var threads = [UInt(pthread_self())]
                             for _ in 0..<25 {
-                                let data = try await client.get(url).validate().data().value
-                                outcomes.append((data.count, UInt(pthread_self())))
+                                sizes.append(try await client.get(url).validate().data().value.count)
+                                threads.append(UInt(pthread_self()))
                             }
-                            return outcomes
+                            return (echo.connectionID, sizes, threads)
                         }
                     }
-                    return try await group.reduce(into: []) { $0 += $1 }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
             }
-            #expect(outcomes.count == 200)
-            #expect(outcomes.allSatisfy { $0.0 == 1000 && $0.1 == loop })
+            #expect(Set(outcomes.map(\.connection)).count == 8, "the eight slow requests were in flight at once")
+            #expect(outcomes.flatMap(\.sizes) == Array(repeating: 1000, count: 200))
+            #expect(outcomes.flatMap(\.threads).allSatisfy { $0 == loop })
         }
     }
 
@@ -94,31 +101,88 @@ struct TransportExecutorTests {
         }
     }
 
-    @Test func theExecutorKeepsItsTransportAliveUntilItIsReleased() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func theExecutorKeepsTheLoopRunningAfterItsTransportIsGone() async throws {
+        let server = try await MockServer.start()
         weak var weakTransport: CurlTransport?
-        var executor: (any TaskExecutor)?
-        do {
+        let (executor, loop) = try await { () async throws -> ((any TaskExecutor)?, UInt) in
             let transport = CurlTransport()
             weakTransport = transport
-            executor = transport.taskExecutor
-        }
-        #expect(weakTransport != nil, "a task executor holds its transport")
-        let steps = await withTaskExecutorPreference(executor) {
-            var steps = 0
-            for _ in 0..<100 {
-                await Task.yield()
-                steps += 1
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            return (transport.taskExecutor, try await loopThread(of: client, server))
+        }()
+        #expect(weakTransport == nil, "the executor does not hold the transport")
+        // A task made to prefer it owns it: its jobs still run on the loop thread.
+        let threads = await Task(executorPreference: executor) {
+            var threads: [UInt] = []
+            for _ in 0..<20 {
+                try? await Task.sleep(for: .milliseconds(1))
+                threads.append(UInt(pthread_self()))
             }
-            return steps
-        }
-        #expect(steps == 100)
-        executor = nil
-        #expect(weakTransport == nil, "the transport goes with its last executor")
+            return threads
+        }.value
+        #expect(threads.count == 20 && threads.allSatisfy { $0 == loop })
+        try await server.shutdown()
     }
 
-    @Test func aTransportWithoutALoopHasNoExecutor() throws {
-        let client = try Client(baseURL: "http://example.com/", transport: StubTransport(reply: .never))
-        #expect(client.taskExecutor == nil)
-        #expect(try Client(baseURL: "http://example.com/").taskExecutor != nil)
+    @Test func everyTransportHasOneExecutorAndAStubHasNone() throws {
+        let stub = try Client(baseURL: "http://example.com/", transport: StubTransport(reply: .never))
+        #expect(stub.taskExecutor == nil)
+        let transport = CurlTransport()
+        let client = try Client(baseURL: "http://example.com/", transport: transport)
+        #expect(client.taskExecutor != nil)
+        #expect(client.taskExecutor === transport.taskExecutor)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLoopThatRefusesTransfersStillRunsJobsAndEndsWithItsLastHolder() async throws {
+        // The loop of a transport whose multi handle could not be made (`CurlLoop.refuseAll`).
+        let queue = CommandQueue()
+        let end = LoopEnd()
+        DetachedThread.start(name: "test.refusing") {
+            CurlLoop.refuseAll(queue: queue, error: SluiceError(.transportFailure, "no multi handle"))
+            end.markEnded()
+        }
+        var executor: LoopExecutor? = LoopExecutor(lifetime: LoopLifetime(queue: queue))
+        let threads = await withTaskExecutorPreference(executor) {
+            var threads: [UInt] = []
+            for _ in 0..<20 {
+                await Task.yield()
+                threads.append(UInt(pthread_self()))
+            }
+            return threads
+        }
+        #expect(threads.count == 20 && Set(threads).count == 1, "every job ran on the refusing loop's thread")
+        #expect(!end.hasEnded)
+        // Its last holder gone, the lifetime tells the loop to shut down, and the loop ends.
+        executor = nil
+        await end.wait()
+        #expect(end.hasEnded)
+    }
+}
+
+/// Whether a loop's thread has returned, and a way to wait for it.
+private final class LoopEnd: Sendable {
+    private let state = Mutex<(ended: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
+    func markEnded() {
+        state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.ended = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let ended = state.withLock { s -> Bool in
+                if s.ended { return true }
+                s.waiter = continuation
+                return false
+            }
+            if ended { continuation.resume() }
+        }
     }
 }

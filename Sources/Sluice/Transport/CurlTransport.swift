@@ -26,7 +26,10 @@ public final class CurlTransport: Transport {
 
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    private let queue = CommandQueue()
+    private let queue: CommandQueue
+    /// Keeps the loop running while this transport or its executor exists.
+    private let lifetime: LoopLifetime
+    private let executor: LoopExecutor
 
     /// A transport shared by clients that do not bring their own.
     public static let shared = CurlTransport()
@@ -34,11 +37,10 @@ public final class CurlTransport: Transport {
     /// Creates a transport and starts its loop thread.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        queue = CommandQueue()
+        lifetime = LoopLifetime(queue: queue)
+        executor = LoopExecutor(lifetime: lifetime)
         LoopThread.start(queue: queue, configuration: configuration)
-    }
-
-    deinit {
-        queue.send(.shutdown)
     }
 
     /// An executor that runs tasks on this transport's loop thread, between its rounds of libcurl
@@ -59,9 +61,15 @@ public final class CurlTransport: Transport {
     ///
     /// While the task runs, the transport moves no bytes for anyone: keep the code between awaits
     /// short and never block in it (no semaphore waits, sleeps or blocking I/O); give long work a
-    /// task without the preference. Code isolated to an actor still runs on the actor's executor.
-    /// The executor keeps the transport alive while a task prefers it.
-    public var taskExecutor: (any TaskExecutor)? { LoopExecutor(transport: self, queue: queue) }
+    /// task without the preference. Methods of default actors that such a task calls run on the
+    /// loop thread too (a task executor preference applies to them); the main actor and actors with
+    /// an executor of their own keep theirs.
+    ///
+    /// The executor keeps the loop running after the transport is gone, for as long as it exists.
+    /// A task made with `Task(executorPreference:)` owns its executor when compiled with Swift 6.1
+    /// or later; with Swift 6.0 it does not, so keep the transport (or the client) until such a
+    /// task has ended.
+    public var taskExecutor: (any TaskExecutor)? { executor }
 
     /// The events of one transfer of `request`; starting sends it, disposing cancels it.
     public func transfer(_ request: PreparedRequest) -> SignalProducer<TransferEvent, SluiceError> {

@@ -12,8 +12,9 @@ enum LoopCommand: Sendable {
     case cancel(UInt64)
     case pause(UInt64)
     case resume(UInt64)
-    /// A job of a task that prefers the transport's executor, run on the loop thread.
-    case run(UnownedJob, UnownedTaskExecutor)
+    /// A job of a task that prefers the transport's executor, run on the loop thread; the command
+    /// holds the executor until then.
+    case run(UnownedJob, LoopExecutor)
     case shutdown
 }
 

@@ -22,6 +22,11 @@ final class CurlLoop {
     @exclusivity(unchecked) private var remoteAddresses = RemoteAddressCache()
     /// The commands being handled; empty between batches (see `CommandQueue.takeAll(into:)`).
     @exclusivity(unchecked) private var batch: [LoopCommand] = []
+    #if DEBUG
+        /// Set while `handleCommands` runs: jobs run inside it, and must never reach it again
+        /// (the batch is borrowed in place meanwhile).
+        @exclusivity(unchecked) private var isHandlingCommands = false
+    #endif
 
     /// How often transfers are checked for the idle timeout.
     private static let idleCheckInterval: Duration = .milliseconds(100)
@@ -57,41 +62,58 @@ final class CurlLoop {
             // a socket's, and a read that finds nothing would be one wasted system call per request.
             queue.sleep { (try? multi.poll(wakeFD: queue.wakeDescriptor, timeoutMilliseconds: timeout)) ?? true }
         }
-        queue.takeAll(into: &batch)
-        for command in batch {
-            switch command {
-            case .start(let start):
-                start.sink.fail(SluiceError(.cancelled, "The transport was shut down."), token: start.token)
-            case .run(let job, let executor):
-                job.runSynchronously(on: executor)
-            case .cancel, .pause, .resume, .shutdown:
-                break
-            }
-        }
+        // Every command sent until the end is handled: a job run now may send more, and so may a
+        // task that a failed transfer resumes.
+        drainAfterShutdown()
         failAll(SluiceError(.cancelled, "The transport was shut down."))
+        drainAfterShutdown()
         idleHandles.removeAll()
+    }
+
+    /// Handles the commands left once the loop stopped, until none is left: a transfer not begun
+    /// fails as cancelled, a job runs, the rest has nothing left to act on.
+    private func drainAfterShutdown() {
+        while true {
+            queue.takeAll(into: &batch)
+            if batch.isEmpty { return }
+            for command in batch {
+                switch command {
+                case .start(let start):
+                    start.sink.fail(SluiceError(.cancelled, "The transport was shut down."), token: start.token)
+                case .run(let job, let executor):
+                    job.runSynchronously(on: executor.asUnownedTaskExecutor())
+                case .cancel, .pause, .resume, .shutdown:
+                    break
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Serves a transport whose multi handle could not be made: fails every transfer with `error`
     /// until the transport shuts down.
     static func refuseAll(queue: CommandQueue, error: SluiceError) {
         var batch: [LoopCommand] = []
+        var isShutDown = false
         while true {
             queue.takeAll(into: &batch)
-            defer { batch.removeAll(keepingCapacity: true) }
+            // After the shutdown, the commands sent before it or by its jobs are still handled.
+            if isShutDown && batch.isEmpty { return }
             for command in batch {
                 switch command {
                 case .start(let start):
                     start.token.markFinished()
                     start.sink.fail(error, token: start.token)
                 case .run(let job, let executor):
-                    job.runSynchronously(on: executor)
+                    job.runSynchronously(on: executor.asUnownedTaskExecutor())
                 case .shutdown:
-                    return
+                    isShutDown = true
                 case .cancel, .pause, .resume:
                     break
                 }
             }
+            batch.removeAll(keepingCapacity: true)
+            if isShutDown { continue }
             queue.sleep {
                 var descriptor = pollfd(fd: queue.wakeDescriptor, events: Int16(POLLIN), revents: 0)
                 return poll(&descriptor, 1, 1000) != 0
@@ -101,6 +123,11 @@ final class CurlLoop {
 
     /// Handles the commands queued since the previous batch.
     private func handleCommands() {
+        #if DEBUG
+            assert(!isHandlingCommands, "the loop's commands are handled from its top level only")
+            isHandlingCommands = true
+            defer { isHandlingCommands = false }
+        #endif
         queue.takeAll(into: &batch)
         if batch.isEmpty { return }
         // Each command is moved out of the batch and a command that holds no reference left in its
@@ -132,7 +159,9 @@ final class CurlLoop {
             context.lastActivity = .now
             try? Curl.check(curl_easy_pause(context.easy.raw, SLUICE_PAUSE_CONT), "curl_easy_pause")
         case .run(let job, let executor):
-            job.runSynchronously(on: executor)
+            // Between rounds of libcurl work, never inside a callback; the command holds the
+            // executor until the job has run.
+            job.runSynchronously(on: executor.asUnownedTaskExecutor())
         case .shutdown:
             isShuttingDown = true
         }

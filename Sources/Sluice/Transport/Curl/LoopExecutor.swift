@@ -1,19 +1,32 @@
 /// A task executor that runs jobs on a `CurlTransport`'s loop thread, between the loop's rounds
 /// of libcurl work.
 ///
-/// It holds its transport, so the loop outlives every task that prefers it: a job is only ever
-/// queued while a task's preference (which keeps its executor) is in force.
+/// It holds the loop's lifetime, not the transport: the loop outlives every task that prefers it,
+/// and each queued job holds the executor until the loop has run it.
 final class LoopExecutor: TaskExecutor {
-    /// The transport whose loop runs the jobs; held so that it is not shut down under a task.
-    private let transport: CurlTransport
-    private let queue: CommandQueue
+    /// Keeps the loop running while this executor exists (see `LoopLifetime`).
+    private let lifetime: LoopLifetime
 
-    init(transport: CurlTransport, queue: CommandQueue) {
-        self.transport = transport
-        self.queue = queue
+    init(lifetime: LoopLifetime) {
+        self.lifetime = lifetime
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        queue.send(.run(UnownedJob(job), asUnownedTaskExecutor()))
+        lifetime.queue.send(.run(UnownedJob(job), self))
+    }
+}
+
+/// What keeps a transport's loop thread running: the transport and its executor hold it, and the
+/// last of them to go tells the loop to shut down.
+final class LoopLifetime: Sendable {
+    /// The loop's commands.
+    let queue: CommandQueue
+
+    init(queue: CommandQueue) {
+        self.queue = queue
+    }
+
+    deinit {
+        queue.send(.shutdown)
     }
 }
