@@ -39,6 +39,9 @@ public enum Serialization {
     /// Fails with `.serializationFailed` unless the response's Content-Type, if any, is acceptable.
     static func checkContentType(_ response: Response, acceptable: [String]) throws(SluiceError) {
         guard let header = response.headers["Content-Type"] else { return }
+        // The common case, an ASCII header that is acceptable, without strings; the rest is
+        // decided, and a refusal explained, by `MediaType`.
+        if ASCIIContentType.accepts(header, anyOf: acceptable) { return }
         guard let media = MediaType(header) else {
             throw failure(response, "malformed content-type: \(header.debugDescription)")
         }
