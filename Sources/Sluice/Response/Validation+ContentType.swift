@@ -34,6 +34,11 @@ struct MediaRange: Sendable, Equatable {
 
     /// The ranges of a comma-separated list such as an `Accept` header; malformed elements are skipped.
     static func list(_ header: String) -> [MediaRange] {
+        asciiList(header) ?? characterList(header)
+    }
+
+    /// `list(_:)` read character by character: for any header.
+    static func characterList(_ header: String) -> [MediaRange] {
         split(header[...], at: ",").compactMap { MediaRange($0) }
     }
 
@@ -75,15 +80,17 @@ struct MediaRange: Sendable, Equatable {
 
     /// Whether `text` is an HTTP token (RFC 9110): letters, digits and ``!#$%&'*+-.^_`|~``.
     private static func isToken(_ text: Substring) -> Bool {
-        let symbols = Set("!#$%&'*+-.^_`|~".utf8)
-        return text.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || symbols.contains(byte)
-        }
+        text.utf8.allSatisfy(isTokenByte)
     }
 
     /// `text` split at `separator` where it is outside a quoted string (which may hold `\"`).
     private static func split(_ text: Substring, at separator: Character) -> [Substring] {
+        if let separator = separator.asciiValue, let parts = splitASCII(text, at: separator) { return parts }
+        return splitCharacters(text, at: separator)
+    }
+
+    /// `split(_:at:)` character by character, for any text.
+    static func splitCharacters(_ text: Substring, at separator: Character) -> [Substring] {
         var parts: [Substring] = []
         var start = text.startIndex
         var quoted = false
@@ -100,6 +107,34 @@ struct MediaRange: Sendable, Equatable {
                 parts.append(text[start..<index])
                 start = text.index(after: index)
             }
+        }
+        parts.append(text[start...])
+        return parts
+    }
+
+    /// `split(_:at:)` over the bytes of ASCII text, where each byte is a character: the same
+    /// parts without breaking the text into characters; nil when the text is not ASCII.
+    static func splitASCII(_ text: Substring, at separator: UInt8) -> [Substring]? {
+        let utf8 = text.utf8
+        if utf8.contains(where: { $0 >= 0x80 }) { return nil }
+        var parts: [Substring] = []
+        var start = utf8.startIndex
+        var quoted = false
+        var escaped = false
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if escaped {
+                escaped = false
+            } else if quoted && byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                quoted.toggle()
+            } else if !quoted && byte == separator {
+                parts.append(text[start..<index])
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
         }
         parts.append(text[start...])
         return parts

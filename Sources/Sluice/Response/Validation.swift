@@ -143,20 +143,21 @@ enum ResponseValidation {
     /// A response without a `Content-Type` passes when its body is empty or `ranges` allow `*/*`;
     /// a malformed one never passes.
     static func check(_ response: Response, contentTypes ranges: [MediaRange]) throws(SluiceError) {
-        let accepts = MediaRange.describe(ranges)
         guard let header = response.headers["Content-Type"] else {
             let empty = response.body.isEmpty && response.fileURL == nil
             if empty || MediaRange.acceptsAnything(ranges) { return }
             throw SluiceError(
                 .unacceptableContentType,
-                "Response has no Content-Type for its \(response.body.count)-byte body (accepts \(accepts)) for "
-                    + ValidationMessage.context(of: response),
+                "Response has no Content-Type for its \(response.body.count)-byte body (accepts "
+                    + "\(MediaRange.describe(ranges))) for " + ValidationMessage.context(of: response),
                 response: response)
         }
+        // An ASCII header read from its bytes; any other, and any refusal, as `MediaRange` reads it.
+        if let type = MediaRange.asciiContentType(header), MediaRange.isAcceptable(type, in: ranges) { return }
         if let type = MediaRange(header[...]), MediaRange.isAcceptable(type, in: ranges) { return }
         throw SluiceError(
             .unacceptableContentType,
-            "Response Content-Type \(header) is not acceptable (accepts \(accepts)) for "
+            "Response Content-Type \(header) is not acceptable (accepts \(MediaRange.describe(ranges))) for "
                 + ValidationMessage.context(of: response),
             response: response)
     }
