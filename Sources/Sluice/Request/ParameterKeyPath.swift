@@ -68,6 +68,17 @@ extension Parameter {
     }
 
     /// Whether this is a NaN or an infinity, which neither JSON nor a URL can carry as a number.
+    /// Whether this value is, or holds at any depth, an infinite or NaN number.
+    var containsNonFiniteNumber: Bool {
+        switch self {
+        case .double(let value): return !value.isFinite
+        case .array(let elements): return elements.contains(where: \.containsNonFiniteNumber)
+        case .set(let elements): return elements.contains(where: \.containsNonFiniteNumber)
+        case .dictionary(let dictionary): return dictionary.values.contains(where: \.containsNonFiniteNumber)
+        case .string, .int, .bool, .null: return false
+        }
+    }
+
     var isNonFiniteNumber: Bool {
         if case .double(let value) = self { return !value.isFinite }
         return false
@@ -75,7 +86,11 @@ extension Parameter {
 
     /// Fails with `.invalidParameters` naming the first NaN or infinity in `parameters`, if any.
     static func rejectNonFiniteNumbers(in parameters: [String: Parameter], encoding: String) throws(SluiceError) {
-        guard let (value, path) = firstOffending(in: parameters, at: "", where: \.isNonFiniteNumber) else { return }
+        // Looked for without paths first: finding where takes a path string per value, and sets
+        // sorted as they are encoded, for the rare parameters that have such a number.
+        guard parameters.values.contains(where: \.containsNonFiniteNumber),
+            let (value, path) = firstOffending(in: parameters, at: "", where: \.isNonFiniteNumber)
+        else { return }
         throw nonFiniteError(value, at: path, encoding: encoding)
     }
 

@@ -27,7 +27,16 @@ struct QueryStringSerializer {
 
     /// The escaped query string, pairs joined with `&`.
     func string(from parameters: [String: Parameter]) -> String {
-        pairs(from: parameters).map(\.escaped).joined(separator: "&")
+        // Every pair escaped straight into one buffer: no string per key, value and pair.
+        var bytes: [UInt8] = []
+        for (index, pair) in pairs(from: parameters).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "&")) }
+            PercentEscaping.appendEscaped(pair.key, to: &bytes)
+            guard let value = pair.value else { continue }
+            bytes.append(UInt8(ascii: "="))
+            PercentEscaping.appendEscaped(value, to: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The unescaped pairs, in the order they are written.

@@ -101,6 +101,43 @@ public struct URLEncoding: ParameterEncoding {
     /// `url` with `query` appended to its query (after `&` when it has one), before any fragment.
     static func url(_ url: URL, appendingQuery query: String) throws(SluiceError) -> URL {
         let text = url.absoluteString
+        let combined = asciiAppending(query, to: text) ?? characterAppending(query, to: text)
+        guard let result = URL(string: combined) else {
+            throw SluiceError(
+                .invalidParameters,
+                "The query \(query.debugDescription) cannot be added to \(text): it is not valid in a URL "
+                    + "(a custom query serializer must return escaped text).")
+        }
+        return result
+    }
+
+    /// `text` with `query` added before its fragment, after `?` or `&` as needed, read from its
+    /// bytes: for ASCII text (as a URL's usually is), where each byte is a character; nil otherwise.
+    static func asciiAppending(_ query: String, to text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            if bytes.contains(where: { $0 >= 0x80 }) { return nil }
+            let fragmentStart = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            let beforeFragment = UnsafeBufferPointer(rebasing: bytes[..<fragmentStart])
+            let separator: String
+            if let mark = beforeFragment.firstIndex(of: UInt8(ascii: "?")) {
+                let existingIsEmpty = mark + 1 == fragmentStart
+                separator = existingIsEmpty || beforeFragment.last == UInt8(ascii: "&") ? "" : "&"
+            } else {
+                separator = "?"
+            }
+            var combined: [UInt8] = []
+            combined.reserveCapacity(bytes.count + separator.utf8.count + query.utf8.count)
+            combined.append(contentsOf: beforeFragment)
+            combined.append(contentsOf: separator.utf8)
+            combined.append(contentsOf: query.utf8)
+            combined.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[fragmentStart...]))
+            return String(decoding: combined, as: UTF8.self)
+        }
+    }
+
+    /// `asciiAppending(_:to:)` character by character, for any text.
+    static func characterAppending(_ query: String, to text: String) -> String {
         let fragmentStart = text.firstIndex(of: "#") ?? text.endIndex
         let beforeFragment = text[..<fragmentStart]
         let separator: String
@@ -110,13 +147,6 @@ public struct URLEncoding: ParameterEncoding {
         } else {
             separator = "?"
         }
-        let combined = beforeFragment + separator + query + text[fragmentStart...]
-        guard let result = URL(string: String(combined)) else {
-            throw SluiceError(
-                .invalidParameters,
-                "The query \(query.debugDescription) cannot be added to \(text): it is not valid in a URL "
-                    + "(a custom query serializer must return escaped text).")
-        }
-        return result
+        return String(beforeFragment + separator + query + text[fragmentStart...])
     }
 }
