@@ -80,3 +80,33 @@ struct ASCIIContentTypeTests {
         }
     }
 }
+
+/// `MediaType` read from ASCII bytes must equal `MediaType` read character by character.
+@Suite("MediaType read from ASCII bytes")
+struct MediaTypeASCIITests {
+    @Test func bytesAndCharactersReadTheSameMediaType() {
+        let essences = [
+            "text/plain", "Text/HTML", "application/vnd.api+json", " a/b ", "\ta/b", "a/b/c", "a/", "/b", "", "ab",
+            "a /b", "*/*", "caf\u{e9}/x", "a/b\r\n", "\u{212A}/x",
+        ]
+        let parameters = [
+            "", ";", "; charset=utf-8", ";charset=\"UTF-8\"", "; CHARSET = \"a\" ", "; a=1; a=2", "; =x", "; x=",
+            "; x=\"", "; x=\"\"", "; x=\"a;b\"", "; novalue", "; q=\"1\";b= 2 ;", "; charset=\u{e9}",
+        ]
+        var read = 0
+        for essence in essences {
+            for parameter in parameters {
+                let header = essence + parameter
+                let characters = Serialization.MediaType.parseCharacters(header)
+                guard let bytes = Serialization.MediaType.parseASCII(header) else {
+                    #expect(header.utf8.contains { $0 >= 0x80 || $0 == 0x0D }, "\(header.debugDescription)")
+                    continue
+                }
+                #expect(bytes == characters, "\(header.debugDescription)")
+                #expect(Serialization.MediaType(header) == characters)
+                read += 1
+            }
+        }
+        #expect(read > 150)
+    }
+}

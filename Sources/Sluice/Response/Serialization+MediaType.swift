@@ -12,12 +12,24 @@ extension Serialization {
 
         /// Parses `text/plain; charset="utf-8"`; nil when there is no `type/subtype`.
         init?(_ header: String) {
+            // ASCII text read from its bytes (see `MediaType+ASCII.swift`), any other by characters.
+            guard let parsed = Self.parseASCII(header) ?? Self.parseCharacters(header) else { return nil }
+            self = parsed
+        }
+
+        /// A media type with these parts, already lowercased and unquoted.
+        init(type: String, subtype: String, parameters: [String: String]) {
+            self.type = type
+            self.subtype = subtype
+            self.parameters = parameters
+        }
+
+        /// `init(_:)` character by character, for any text.
+        static func parseCharacters(_ header: String) -> MediaType? {
             let parts = header.split(separator: ";", omittingEmptySubsequences: false)
             let essence = parts[0].trimmingWhitespace().lowercased()
             let halves = essence.split(separator: "/", omittingEmptySubsequences: false)
             guard halves.count == 2, !halves[0].isEmpty, !halves[1].isEmpty else { return nil }
-            type = String(halves[0])
-            subtype = String(halves[1])
             var parameters: [String: String] = [:]
             for part in parts.dropFirst() {
                 guard let equals = part.firstIndex(of: "=") else { continue }
@@ -28,7 +40,7 @@ extension Serialization {
                 }
                 parameters[name] = value
             }
-            self.parameters = parameters
+            return MediaType(type: String(halves[0]), subtype: String(halves[1]), parameters: parameters)
         }
 
         /// `type/subtype`.
