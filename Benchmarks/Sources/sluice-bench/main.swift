@@ -62,7 +62,8 @@ protocol Suite {
 
 /// Every suite, in the order `all` runs them. Transport and end-to-end suites join here.
 let suites: [any Suite.Type] = [
-    SignalsBenchmark.self, EventsBenchmark.self, ParsersBenchmark.self, TransportBenchmark.self, E2EBenchmark.self,
+    SignalsBenchmark.self, EventsBenchmark.self, ShapesBenchmark.self, ParsersBenchmark.self, TransportBenchmark.self,
+    E2EBenchmark.self,
 ]
 
 /// The usage text.
