@@ -53,10 +53,8 @@ extension MediaRange {
     /// `type/subtype` (or `*`) in `bytes[range]`, trimmed of spaces and tabs and lowercased, both
     /// parts non-empty tokens; nil otherwise.
     private static func asciiRange(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> MediaRange? {
-        var start = range.lowerBound
-        var end = range.upperBound
-        while start < end && isBlank(bytes[start]) { start += 1 }
-        while end > start && isBlank(bytes[end - 1]) { end -= 1 }
+        let trimmed = ASCIIHeaderText.trimmed(bytes, range)
+        let (start, end) = (trimmed.lowerBound, trimmed.upperBound)
         if end - start == 1 && bytes[start] == UInt8(ascii: "*") {
             return MediaRange(type: "*", subtype: "*", quality: 1)
         }
@@ -68,21 +66,8 @@ extension MediaRange {
         guard slash > start, slash + 1 < end else { return nil }
         for index in start..<end where index != slash && !isTokenByte(bytes[index]) { return nil }
         return MediaRange(
-            type: lowercased(bytes, start..<slash), subtype: lowercased(bytes, slash + 1..<end), quality: 1)
-    }
-
-    private static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        String(unsafeUninitializedCapacity: range.count) { buffer in
-            for offset in 0..<range.count {
-                let byte = bytes[range.lowerBound + offset]
-                buffer[offset] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-            }
-            return range.count
-        }
-    }
-
-    private static func isBlank(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+            type: ASCIIHeaderText.lowercased(bytes, start..<slash),
+            subtype: ASCIIHeaderText.lowercased(bytes, slash + 1..<end), quality: 1)
     }
 
     /// Whether a byte may appear in a token (RFC 9110's `tchar`).

@@ -37,9 +37,9 @@ extension Serialization {
                     if byte >= 0x80 { return nil }
                     if byte == UInt8(ascii: ";") && end == bytes.count { end = index }
                 }
-                var start = 0
-                while start < end && Self.isBlank(bytes[start]) { start += 1 }
-                while end > start && Self.isBlank(bytes[end - 1]) { end -= 1 }
+                let trimmed = ASCIIHeaderText.trimmed(bytes, 0..<end)
+                let start = trimmed.lowerBound
+                end = trimmed.upperBound
                 var slash = -1
                 for index in start..<end where bytes[index] == UInt8(ascii: "/") {
                     if slash >= 0 { return nil }
@@ -94,13 +94,7 @@ extension Serialization {
                 return true
             }
 
-            private static func isBlank(_ byte: UInt8) -> Bool {
-                byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-            }
-
-            private static func lower(_ byte: UInt8) -> UInt8 {
-                byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-            }
+            private static func lower(_ byte: UInt8) -> UInt8 { ASCIIHeaderText.lowercase(byte) }
         }
     }
 }

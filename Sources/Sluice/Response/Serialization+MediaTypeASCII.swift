@@ -15,7 +15,7 @@ extension Serialization.MediaType {
                 parts.append(start..<index)
                 start = index + 1
             }
-            let essence = trimmed(bytes, parts[0])
+            let essence = ASCIIHeaderText.trimmed(bytes, parts[0])
             var slash = -1
             for index in essence where bytes[index] == UInt8(ascii: "/") {
                 if slash >= 0 { return .some(nil) }
@@ -25,8 +25,8 @@ extension Serialization.MediaType {
             var parameters: [String: String] = [:]
             for part in parts.dropFirst() {
                 guard let equals = part.first(where: { bytes[$0] == UInt8(ascii: "=") }) else { continue }
-                let name = lowercased(bytes, trimmed(bytes, part.lowerBound..<equals))
-                var value = trimmed(bytes, equals + 1..<part.upperBound)
+                let name = ASCIIHeaderText.lowercased(bytes, ASCIIHeaderText.trimmed(bytes, part.lowerBound..<equals))
+                var value = ASCIIHeaderText.trimmed(bytes, equals + 1..<part.upperBound)
                 if value.count >= 2 && bytes[value.lowerBound] == UInt8(ascii: "\"")
                     && bytes[value.upperBound - 1] == UInt8(ascii: "\"")
                 {
@@ -36,28 +36,8 @@ extension Serialization.MediaType {
             }
             return .some(
                 Serialization.MediaType(
-                    type: lowercased(bytes, essence.lowerBound..<slash),
-                    subtype: lowercased(bytes, slash + 1..<essence.upperBound), parameters: parameters))
-        }
-    }
-
-    /// `range` without the spaces and tabs at either end.
-    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
-        var start = range.lowerBound
-        var end = range.upperBound
-        while start < end && (bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t")) { start += 1 }
-        while end > start && (bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t")) { end -= 1 }
-        return start..<end
-    }
-
-    /// The bytes of `range` as a string, ASCII letters lowercased.
-    private static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        String(unsafeUninitializedCapacity: range.count) { buffer in
-            for offset in 0..<range.count {
-                let byte = bytes[range.lowerBound + offset]
-                buffer[offset] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-            }
-            return range.count
+                    type: ASCIIHeaderText.lowercased(bytes, essence.lowerBound..<slash),
+                    subtype: ASCIIHeaderText.lowercased(bytes, slash + 1..<essence.upperBound), parameters: parameters))
         }
     }
 }
