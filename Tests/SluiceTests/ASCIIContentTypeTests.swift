@@ -28,7 +28,7 @@ struct ASCIIContentTypeTests {
 
     /// What `Serialization.checkContentType` decided before the fast path: `MediaType`'s verdict.
     private static func slowAccepts(_ header: String, _ patterns: [String]) -> Bool {
-        guard let media = Serialization.MediaType(header) else { return false }
+        guard let media = Serialization.MediaType.parseCharacters(header) else { return false }
         return patterns.contains(where: media.matches)
     }
 

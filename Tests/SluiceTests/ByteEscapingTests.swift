@@ -7,27 +7,6 @@ import Testing
 /// characters gave, for any text.
 @Suite("Query escaping and appending on bytes")
 struct ByteEscapingTests {
-    /// The escaping as it was written before, character by character: the reference.
-    private static func escapedByCharacters(_ string: String) -> String {
-        var bytes: [UInt8] = []
-        for character in string {
-            if character.isASCII, let ascii = character.asciiValue,
-                PercentEscaping.isAllowedInQueryComponent(ascii)
-            {
-                bytes.append(ascii)
-                continue
-            }
-            for byte in character.utf8 {
-                if PercentEscaping.isAllowedInQueryComponent(byte) {
-                    bytes.append(byte)
-                } else {
-                    bytes.append(contentsOf: "%\(String(byte, radix: 16, uppercase: true).leftPadded)".utf8)
-                }
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     private static let samples: [String] = {
         var samples = [
             "", "plain", "a b", "a+b", "café", "cafe\u{301}", "e\u{301}\u{301}x", "\r\n", "a\r\nb", "\n\r",
@@ -47,12 +26,24 @@ struct ByteEscapingTests {
         for sample in Self.samples {
             for text in [sample, sample + sample, "k" + sample + "=v"] {
                 #expect(
-                    PercentEscaping.escapeQueryComponent(text) == Self.escapedByCharacters(text),
+                    PercentEscaping.escapeQueryComponent(text) == OldTextCode.escapeQueryComponent(text),
                     "\(text.debugDescription)")
                 var appended: [UInt8] = Array("x".utf8)
                 PercentEscaping.appendEscaped(text, to: &appended)
-                #expect(String(decoding: appended, as: UTF8.self) == "x" + Self.escapedByCharacters(text))
+                #expect(String(decoding: appended, as: UTF8.self) == "x" + OldTextCode.escapeQueryComponent(text))
             }
+        }
+    }
+
+    @Test func aQueryStringIsWhatEscapingEachPairAndJoiningGave() {
+        let serializer = QueryStringSerializer(arrayEncoding: .brackets, boolEncoding: .numeric)
+        let parameters: [Parameters] = [
+            [:], ["": .null], ["": .null, "b": "1"], ["": "", "a": .null, "z": "x y"], ["a": [.null, "", "é"]],
+            ["k": ["": ["": .null]]], ["a&b": "c=d", "\r\n": "\r\n"],
+        ]
+        for parameters in parameters + Self.samples.map { ["k" + $0: .string($0), $0: .null] } {
+            let pairs = serializer.pairs(from: parameters)
+            #expect(serializer.string(from: parameters) == OldTextCode.queryString(pairs), "\(parameters)")
         }
     }
 
@@ -75,9 +66,4 @@ struct ByteEscapingTests {
         )
         #expect(checked == urls.count * 4)
     }
-}
-
-extension String {
-    /// Two hex digits.
-    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
 }

@@ -41,14 +41,14 @@ struct MediaRangeASCIITests {
             let ranges = MediaRange.asciiList(header)
             if let ranges {
                 fast += 1
-                #expect(ranges == MediaRange.characterList(header), "\(header.debugDescription)")
+                #expect(ranges == OldTextCode.mediaRangeList(header), "\(header.debugDescription)")
             } else {
                 let plain = header.utf8.allSatisfy {
                     $0 < 0x80 && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
                 }
                 #expect(!plain, "\(header.debugDescription) should have been read from its bytes")
             }
-            #expect(MediaRange.list(header) == MediaRange.characterList(header), "\(header.debugDescription)")
+            #expect(MediaRange.list(header) == OldTextCode.mediaRangeList(header), "\(header.debugDescription)")
         }
         #expect(fast > 1000)
     }
@@ -62,11 +62,11 @@ struct MediaRangeASCIITests {
                     let readable =
                         header.utf8.allSatisfy { $0 < 0x80 }
                         && !header.prefix { $0 != ";" }.contains { $0 == "\"" || $0 == "\\" }
-                    if readable { #expect(MediaRange(header[...]) == nil, "\(header.debugDescription)") }
+                    if readable { #expect(OldTextCode.mediaRange(header[...]) == nil, "\(header.debugDescription)") }
                     continue
                 }
                 fast += 1
-                let slow = MediaRange(header[...])
+                let slow = OldTextCode.mediaRange(header[...])
                 #expect(slow?.type == range.type && slow?.subtype == range.subtype, "\(header.debugDescription)")
             }
         }

@@ -29,7 +29,7 @@ enum EventsBenchmark: Suite {
     }
 
     static func run(_ options: Options) -> SuiteReport {
-        let requests = options.requests == 20_000 ? 50_000 : options.requests  // --requests N overrides
+        let requests = options.isRequestsGiven ? options.requests : 50_000
         let rounds = max(3, options.rounds)
         let unobserved = try! Sluice.Client(baseURL: "http://bench.invalid/", transport: InstantTransport())
         let observed = try! Sluice.Client(baseURL: "http://bench.invalid/", transport: InstantTransport())

@@ -34,7 +34,7 @@ enum ShapesBenchmark: Suite {
     static let form: Parameters = ["name": "Ada Lovelace", "roles": ["admin", "dev"], "age": 36]
 
     static func run(_ options: Options) -> SuiteReport {
-        let requests = options.requests == 20_000 ? 50_000 : options.requests  // --requests N overrides
+        let requests = options.isRequestsGiven ? options.requests : 50_000
         let rounds = max(3, options.rounds)
         let client = try! Sluice.Client(baseURL: "http://bench.invalid/v1/", transport: InstantJSONTransport())
         let failures = Lock(0)

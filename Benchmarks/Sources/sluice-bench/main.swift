@@ -23,8 +23,11 @@ struct Options: Sendable {
     /// When set, only the clients whose JSON key contains this text run (for profiling one client);
     /// in the transport suite, a text equal to a client's key selects that client alone.
     var only: String?
-    /// Small GETs per client per round (transport suite).
+    /// Requests per client per round (transport and e2e suites; events and shapes take 50,000 unless
+    /// `--requests` is given).
     var requests = 20_000
+    /// Whether `--requests` was given.
+    var isRequestsGiven = false
     /// Requests kept in flight at once by the parallel workload (transport suite).
     var inFlight = 64
     /// Size of the download in MiB (transport suite).
@@ -86,7 +89,7 @@ func usage() -> String {
         "  --events N         events per client per round (default 10000000)",
         "  --subscriptions N  start + dispose cycles per client per round (default 1000000)",
         "  --only KEY         run only the clients whose JSON key contains KEY (to profile one)",
-        "  --requests N       requests per client per round, transport and e2e suites (default 20000)",
+        "  --requests N       requests per client per round (default 20000; 50000 for events and shapes)",
         "  --in-flight N      requests in flight in the parallel workloads, transport and e2e suites (default 64)",
         "  --download-mib N   size of the download (and e2e upload) in MiB, transport and e2e suites (default 1024)",
         "  --at-once N        e2e suite: requests started all at once in the burst workload (default 10000)",
@@ -125,7 +128,9 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
             options.isRoundsGiven = true
         case "--events": options.events = count(after: argument)
         case "--subscriptions": options.subscriptions = count(after: argument)
-        case "--requests": options.requests = count(after: argument)
+        case "--requests":
+            options.requests = count(after: argument)
+            options.isRequestsGiven = true
         case "--in-flight": options.inFlight = count(after: argument)
         case "--download-mib": options.downloadMiB = count(after: argument)
         case "--flatmap": options.flatMap = true

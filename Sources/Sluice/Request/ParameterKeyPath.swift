@@ -67,7 +67,6 @@ extension Parameter {
         return nil
     }
 
-    /// Whether this is a NaN or an infinity, which neither JSON nor a URL can carry as a number.
     /// Whether this value is, or holds at any depth, an infinite or NaN number.
     var containsNonFiniteNumber: Bool {
         switch self {
@@ -79,6 +78,7 @@ extension Parameter {
         }
     }
 
+    /// Whether this is a NaN or an infinity, which neither JSON nor a URL can carry as a number.
     var isNonFiniteNumber: Bool {
         if case .double(let value) = self { return !value.isFinite }
         return false

@@ -2,7 +2,7 @@
 /// parameters or quotes (`application/json`, `application/json, text/plain, */*`) and a
 /// `Content-Type`'s `type/subtype`. Reading them as `MediaRange(_:)` does, through `Character`s,
 /// `trimmingWhitespace()`, `lowercased()` and a `Set` per token check, made `validate()` of a request
-/// with an `Accept` header cost more than the whole request.
+/// with an `Accept` header cost nearly as much as the whole request (87,000 instructions).
 ///
 /// For ASCII text without those characters both readings agree: `,`, `;`, `/`, spaces and tabs
 /// are single characters, and lowercasing is ASCII's. Anything else goes to `MediaRange(_:)`.

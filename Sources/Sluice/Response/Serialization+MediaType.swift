@@ -12,7 +12,7 @@ extension Serialization {
 
         /// Parses `text/plain; charset="utf-8"`; nil when there is no `type/subtype`.
         init?(_ header: String) {
-            // ASCII text read from its bytes (see `MediaType+ASCII.swift`), any other by characters.
+            // ASCII text read from its bytes (see `Serialization+MediaTypeASCII.swift`), any other by characters.
             guard let parsed = Self.parseASCII(header) ?? Self.parseCharacters(header) else { return nil }
             self = parsed
         }

@@ -85,7 +85,10 @@ struct MediaRange: Sendable, Equatable {
 
     /// `text` split at `separator` where it is outside a quoted string (which may hold `\"`).
     private static func split(_ text: Substring, at separator: Character) -> [Substring] {
-        if let separator = separator.asciiValue, let parts = splitASCII(text, at: separator) { return parts }
+        // A one-byte separator only: `Character("\r\n").asciiValue` is LF's.
+        if separator.utf8.count == 1, let byte = separator.asciiValue, let parts = splitASCII(text, at: byte) {
+            return parts
+        }
         return splitCharacters(text, at: separator)
     }
 
