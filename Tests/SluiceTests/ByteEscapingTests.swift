@@ -41,7 +41,7 @@ struct ByteEscapingTests {
             [:], ["": .null], ["": .null, "b": "1"], ["": "", "a": .null, "z": "x y"], ["a": [.null, "", "é"]],
             ["k": ["": ["": .null]]], ["a&b": "c=d", "\r\n": "\r\n"],
         ]
-        for parameters in parameters + Self.samples.map { ["k" + $0: .string($0), $0: .null] } {
+        for parameters in parameters + Self.samples.map({ ["k" + $0: .string($0), $0: .null] }) {
             let pairs = serializer.pairs(from: parameters)
             #expect(serializer.string(from: parameters) == OldTextCode.queryString(pairs), "\(parameters)")
         }
