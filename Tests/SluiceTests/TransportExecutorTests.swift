@@ -111,6 +111,9 @@ struct TransportExecutorTests {
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             return (transport.taskExecutor, try await loopThread(of: client, server))
         }()
+        // The loop thread lets go of the request's objects (and through them the client and the
+        // transport) just after it has resumed the awaiting task: wait for that, within bounds.
+        for _ in 0..<500 where weakTransport != nil { try await Task.sleep(for: .milliseconds(10)) }
         #expect(weakTransport == nil, "the executor does not hold the transport")
         // A task made to prefer it owns it: its jobs still run on the loop thread.
         let threads = await Task(executorPreference: executor) {
