@@ -20,6 +20,21 @@ enum ASCIIHeaderText {
         return start..<end
     }
 
+    /// `range` trimmed of spaces and tabs and split at its only `/` into a type and a subtype, both
+    /// non-empty; nil when there is no `/`, more than one, or an empty side.
+    static func typeAndSubtype(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>)
+        -> (type: Range<Int>, subtype: Range<Int>)?
+    {
+        let essence = trimmed(bytes, range)
+        var slash = -1
+        for index in essence where bytes[index] == UInt8(ascii: "/") {
+            if slash >= 0 { return nil }
+            slash = index
+        }
+        guard slash > essence.lowerBound, slash + 1 < essence.upperBound else { return nil }
+        return (essence.lowerBound..<slash, slash + 1..<essence.upperBound)
+    }
+
     /// The bytes of `range` as a string, ASCII letters lowercased.
     static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
         String(unsafeUninitializedCapacity: range.count) { buffer in

@@ -54,20 +54,15 @@ extension MediaRange {
     /// parts non-empty tokens; nil otherwise.
     private static func asciiRange(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> MediaRange? {
         let trimmed = ASCIIHeaderText.trimmed(bytes, range)
-        let (start, end) = (trimmed.lowerBound, trimmed.upperBound)
-        if end - start == 1 && bytes[start] == UInt8(ascii: "*") {
+        if trimmed.count == 1 && bytes[trimmed.lowerBound] == UInt8(ascii: "*") {
             return MediaRange(type: "*", subtype: "*", quality: 1)
         }
-        var slash = -1
-        for index in start..<end where bytes[index] == UInt8(ascii: "/") {
-            if slash >= 0 { return nil }
-            slash = index
-        }
-        guard slash > start, slash + 1 < end else { return nil }
-        for index in start..<end where index != slash && !isTokenByte(bytes[index]) { return nil }
+        guard let parts = ASCIIHeaderText.typeAndSubtype(bytes, trimmed),
+            parts.type.allSatisfy({ isTokenByte(bytes[$0]) }), parts.subtype.allSatisfy({ isTokenByte(bytes[$0]) })
+        else { return nil }
         return MediaRange(
-            type: ASCIIHeaderText.lowercased(bytes, start..<slash),
-            subtype: ASCIIHeaderText.lowercased(bytes, slash + 1..<end), quality: 1)
+            type: ASCIIHeaderText.lowercased(bytes, parts.type),
+            subtype: ASCIIHeaderText.lowercased(bytes, parts.subtype), quality: 1)
     }
 
     /// Whether a byte may appear in a token (RFC 9110's `tchar`).

@@ -37,18 +37,10 @@ extension Serialization {
                     if byte >= 0x80 { return nil }
                     if byte == UInt8(ascii: ";") && end == bytes.count { end = index }
                 }
-                let trimmed = ASCIIHeaderText.trimmed(bytes, 0..<end)
-                let start = trimmed.lowerBound
-                end = trimmed.upperBound
-                var slash = -1
-                for index in start..<end where bytes[index] == UInt8(ascii: "/") {
-                    if slash >= 0 { return nil }
-                    slash = index
-                }
-                guard slash > start, slash + 1 < end else { return nil }
+                guard let parts = ASCIIHeaderText.typeAndSubtype(bytes, 0..<end) else { return nil }
                 self.bytes = bytes
-                type = start..<slash
-                subtype = slash + 1..<end
+                type = parts.type
+                subtype = parts.subtype
             }
 
             /// `MediaType.matches`: `*/*`, then `*/*+suffix` (the subtype ends with `+suffix`), then

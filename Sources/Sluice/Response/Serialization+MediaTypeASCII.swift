@@ -15,13 +15,7 @@ extension Serialization.MediaType {
                 parts.append(start..<index)
                 start = index + 1
             }
-            let essence = ASCIIHeaderText.trimmed(bytes, parts[0])
-            var slash = -1
-            for index in essence where bytes[index] == UInt8(ascii: "/") {
-                if slash >= 0 { return .some(nil) }
-                slash = index
-            }
-            guard slash > essence.lowerBound, slash + 1 < essence.upperBound else { return .some(nil) }
+            guard let essence = ASCIIHeaderText.typeAndSubtype(bytes, parts[0]) else { return .some(nil) }
             var parameters: [String: String] = [:]
             for part in parts.dropFirst() {
                 guard let equals = part.first(where: { bytes[$0] == UInt8(ascii: "=") }) else { continue }
@@ -36,8 +30,8 @@ extension Serialization.MediaType {
             }
             return .some(
                 Serialization.MediaType(
-                    type: ASCIIHeaderText.lowercased(bytes, essence.lowerBound..<slash),
-                    subtype: ASCIIHeaderText.lowercased(bytes, slash + 1..<essence.upperBound), parameters: parameters))
+                    type: ASCIIHeaderText.lowercased(bytes, essence.type),
+                    subtype: ASCIIHeaderText.lowercased(bytes, essence.subtype), parameters: parameters))
         }
     }
 }

@@ -152,9 +152,12 @@ enum ResponseValidation {
                     + "\(MediaRange.describe(ranges))) for " + ValidationMessage.context(of: response),
                 response: response)
         }
-        // An ASCII header read from its bytes; any other, and any refusal, as `MediaRange` reads it.
-        if let type = MediaRange.asciiContentType(header), MediaRange.isAcceptable(type, in: ranges) { return }
-        if let type = MediaRange(header[...]), MediaRange.isAcceptable(type, in: ranges) { return }
+        // An ASCII header read from its bytes (the same type and subtype), any other by characters.
+        if let type = MediaRange.asciiContentType(header) ?? MediaRange(header[...]),
+            MediaRange.isAcceptable(type, in: ranges)
+        {
+            return
+        }
         throw SluiceError(
             .unacceptableContentType,
             "Response Content-Type \(header) is not acceptable (accepts \(MediaRange.describe(ranges))) for "
