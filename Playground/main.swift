@@ -31,6 +31,7 @@ do {
     try await MultipartUpload.run(client)
     try await CancellingAndBatches.run(client)
     try await AwaitingOnTheTransport.run(client)
+    try await LeanHeaders.run(baseURL: baseURL)
     try await InterceptorsTour.run(baseURL: baseURL)
     try await TasksAndEvents.run(client)
     try await ReachabilityTour.run(client)

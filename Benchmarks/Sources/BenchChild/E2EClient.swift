@@ -10,6 +10,11 @@ public enum E2EClient: String, CaseIterable, Sendable {
     /// (`Client.taskExecutor`), so that the task runs on the transport's loop thread: the row that
     /// tells what the two thread crossings of a plain `await` cost.
     case sluiceOnTransportExecutor = "sluice_executor"
+    /// Sluice with no default headers and decompression off, so that its requests carry the same
+    /// bytes as the plain C client's: the row that tells what Sluice's own code costs against raw
+    /// libcurl, from the other side than `cWithSluiceHeaders`, and what a client configured this
+    /// way gets.
+    case sluiceWithoutDefaultHeaders = "sluice_bare"
     case urlsession
     case ahc
 
@@ -20,6 +25,7 @@ public enum E2EClient: String, CaseIterable, Sendable {
         case .cWithSluiceHeaders: return "C, with Sluice's default headers"
         case .sluice: return "Sluice Client"
         case .sluiceOnTransportExecutor: return "Sluice Client, on its transport's executor"
+        case .sluiceWithoutDefaultHeaders: return "Sluice Client, no default headers"
         case .urlsession: return "URLSession (FoundationNetworking)"
         case .ahc: return "AsyncHTTPClient 1.37.0"
         }
@@ -27,11 +33,11 @@ public enum E2EClient: String, CaseIterable, Sendable {
 
     /// The client whose binary runs this one's measurements: itself, except for the C client with
     /// Sluice's headers, which is the C client told to send more headers, and Sluice on its
-    /// transport's executor, which is Sluice's child told to use it.
+    /// transport's executor or without default headers, which is Sluice's child told to do so.
     public var binary: E2EClient {
         switch self {
         case .cWithSluiceHeaders: return .c
-        case .sluiceOnTransportExecutor: return .sluice
+        case .sluiceOnTransportExecutor, .sluiceWithoutDefaultHeaders: return .sluice
         default: return self
         }
     }

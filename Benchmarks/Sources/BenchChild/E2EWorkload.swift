@@ -32,12 +32,18 @@ public enum E2EWorkload: String, CaseIterable, Sendable {
     public var isBulk: Bool { self == .download || self == .upload }
 
     /// The clients measured, C first: the C client is the reference of every ratio. On the small
-    /// requests the C client also runs with Sluice's default headers, to tell their cost in libcurl.
+    /// requests the C client also runs with Sluice's default headers, and Sluice without them, to tell
+    /// their cost in libcurl apart from Sluice's own.
     public var clients: [E2EClient] {
         switch self {
         // Sluice's sequential GETs again on its transport's executor (a task option of its own).
-        case .sequential: return [.c, .cWithSluiceHeaders, .sluice, .sluiceOnTransportExecutor, .urlsession, .ahc]
-        case .parallel, .post: return [.c, .cWithSluiceHeaders, .sluice, .urlsession, .ahc]
+        case .sequential:
+            return [
+                .c, .cWithSluiceHeaders, .sluice, .sluiceWithoutDefaultHeaders, .sluiceOnTransportExecutor, .urlsession,
+                .ahc,
+            ]
+        case .parallel, .post:
+            return [.c, .cWithSluiceHeaders, .sluice, .sluiceWithoutDefaultHeaders, .urlsession, .ahc]
         case .download: return [.c, .sluice, .urlsession, .ahc]
         // Sluice's decoding row against C fetching the same document; the other clients'
         // decoding would measure Foundation's JSONDecoder again.

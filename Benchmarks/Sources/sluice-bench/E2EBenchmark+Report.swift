@@ -85,6 +85,13 @@ extension E2EBenchmark {
                     "C sending Sluice's headers / C, \(title):",
                     ratio(workload, .cWithSluiceHeaders) { $0.rate }, target: nil, atLeast: true))
         }
+        // From the other side: Sluice sending what the plain C client sends.
+        for (workload, title) in requestRatios {
+            lines.append(
+                verdictLine(
+                    "Sluice without default headers / C, \(title):",
+                    ratio(workload, .sluiceWithoutDefaultHeaders) { $0.rate }, target: nil, atLeast: true))
+        }
         lines.append(
             verdictLine(
                 "Sluice on its transport's executor / C, sequential:",
@@ -115,8 +122,9 @@ extension E2EBenchmark {
 
         // The checks: every round of C and Sluice must have done all its work; the others are
         // reported as they went.
-        let isConsistent = [E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceOnTransportExecutor].allSatisfy {
-            client in
+        let isConsistent = [
+            E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceOnTransportExecutor, .sluiceWithoutDefaultHeaders,
+        ].allSatisfy { client in
             figures.values.allSatisfy { byClient in
                 byClient[client].map { $0.validRounds == $0.rounds } ?? true
             }
@@ -161,7 +169,10 @@ extension E2EBenchmark {
         let headersCost = requestRatios.map { workload, _ in
             ("\(workload.key)_headers_cost_ratio", ratio(workload, .cWithSluiceHeaders) { $0.rate })
         }
-        members += (extra + sameHeaders + headersCost).filter { $0.1.isFinite }.map { ($0.0, JSON.number($0.1)) }
+        let bare = requestRatios.map { workload, _ in
+            ("\(workload.key)_bare_ratio", ratio(workload, .sluiceWithoutDefaultHeaders) { $0.rate })
+        }
+        members += (extra + sameHeaders + headersCost + bare).filter { $0.1.isFinite }.map { ($0.0, JSON.number($0.1)) }
         for workload in E2EWorkload.allCases {
             for client in workload.clients {
                 guard let f = figure(client, workload) else { continue }
