@@ -64,6 +64,38 @@ struct CurlTransportBodyTests {
         }
     }
 
+    /// Bodies sent with the head in a row with the same method only replace the handle's body; a
+    /// change of method, of size in either direction, or a request of another kind between them
+    /// must still reach the server as made.
+    @Test func bodiesSentWithTheHeadInARowKeepTheirMethodAndSize() async throws {
+        try await withServer { server, transport in
+            let small = Data("small".utf8)
+            let twoKilobytes = Self.kilobyte + Self.kilobyte
+            let steps: [(HTTPMethod, Data)] = [
+                (.put, small), (.put, Self.kilobyte), (.put, small),
+                (.post, Self.kilobyte), (.post, twoKilobytes), (.post, small),
+                ("PROPFIND", small), ("PROPFIND", twoKilobytes),
+                (.get, Data()), (.post, small), (.delete, Self.kilobyte), (.post, Self.kilobyte),
+            ]
+            for (index, (method, body)) in steps.enumerated() {
+                let response = try await transport.send(
+                    method, server.url(for: .echo), body: body.isEmpty ? .empty : .data(body))
+                #expect(response.status == 200, "step \(index)")
+                let recorded = try #require(server.recordedRequests.last)
+                #expect(recorded.method == method.rawValue, "step \(index)")
+                #expect(recorded.body == body, "step \(index): \(recorded.body.count) bytes")
+                if body.isEmpty {
+                    #expect(!recorded.headers.contains("Content-Length"), "step \(index)")
+                } else {
+                    #expect(recorded.headers["Content-Length"] == "\(body.count)", "step \(index)")
+                }
+                #expect(!recorded.headers.contains("Content-Type"), "step \(index)")
+            }
+            // One connection, so one pooled handle, served every step.
+            #expect(server.connectionCount == 1)
+        }
+    }
+
     @Test func aBodySentWithTheHeadIsReportedAsSent() async throws {
         try await withServer { server, transport in
             let request = try Request(method: .post, url: server.url(for: .echo), body: .data(Self.kilobyte)).prepared()

@@ -41,6 +41,9 @@ public struct DefaultHeadersInterceptor: Interceptor {
     private var secretNames: Set<String> { RedirectPolicy.credentialHeaders.union(sensitiveHeaders) }
 
     static func apply(_ defaults: HTTPHeaders, to request: Request, skipping secret: Set<String> = []) -> Request {
+        // A client without defaults sends each request as it is: merging nothing into a request's
+        // own fields still copied its headers and its box (~900 instructions per POST).
+        if defaults.isEmpty { return request }
         var request = request
         // Most requests bring no headers of their own: they take the defaults' storage as it is.
         if request.headers.isEmpty && secret.isEmpty {

@@ -172,7 +172,22 @@ enum EasyConfigurator {
         let length = context.expectedUpload
         let hasBody = context.hasBody
 
+        // (A HEAD sends no body: libcurl must know it for what it is, to expect no body back.)
+        var inlineData: Data? = nil
+        if hasBody, case .data(let data) = request.body, !data.isEmpty, data.count <= inlineBodyLimit,
+            request.method != .head
+        {
+            inlineData = data
+        }
+
         if easy.settings.methodChanged {
+            // A handle whose last transfer sent its body with the head, with the same method, has
+            // nothing else to put back: its method options stay, only the body is replaced (the
+            // POSTs of an API client in a row; six options less per request, ~900 instructions).
+            if let inlineData, easy.settings.inlineMethod == request.method {
+                try setInlineBody(inlineData, context, methodIsSet: true)
+                return true
+            }
             // First (a recycled handle has no copy left): dropping it makes the handle a POST again,
             // which HTTPGET undoes.
             easy.dropInlineBody()
@@ -185,13 +200,11 @@ enum EasyConfigurator {
             try easy.set(CURLOPT_READDATA, pointer: nil)
             try easy.set(CURLOPT_SEEKDATA, pointer: nil)
             easy.settings.methodChanged = false
+            easy.settings.inlineMethod = nil
         }
 
-        // (A HEAD sends no body: libcurl must know it for what it is, to expect no body back.)
-        if hasBody, case .data(let data) = request.body, !data.isEmpty, data.count <= inlineBodyLimit,
-            request.method != .head
-        {
-            try setInlineBody(data, context)
+        if let inlineData {
+            try setInlineBody(inlineData, context, methodIsSet: false)
             return true
         }
         do {
@@ -232,12 +245,20 @@ enum EasyConfigurator {
     /// send such a body again by itself (when a reused connection turns out dead) without asking to
     /// rewind it: the prerequest callback refuses that second attempt for a non-idempotent method
     /// (`TransferContext.beginAttempt`), as the seek callback does for a body read in pieces.
-    private static func setInlineBody(_ data: Data, _ context: TransferContext) throws(SluiceError) {
+    /// `methodIsSet`: the handle's last transfer sent a body this way with the same method, whose
+    /// options the handle still has.
+    private static func setInlineBody(
+        _ data: Data, _ context: TransferContext, methodIsSet: Bool
+    ) throws(SluiceError) {
         let easy = context.easy
         let method = context.request.method
         easy.settings.methodChanged = true
         easy.settings.inlineBody = true
-        if method != .post { try easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        if !methodIsSet {
+            if method != .post { try easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            // Recorded once the method is set: a failure leaves it nil, so the next transfer resets.
+            easy.settings.inlineMethod = method
+        }
         // The size first: COPYPOSTFIELDS copies that many bytes (the copy lives until the handle is
         // recycled or cleaned up; the request's `Data` has no stable address to lend).
         try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: Int64(data.count))

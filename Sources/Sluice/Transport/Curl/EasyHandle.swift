@@ -94,6 +94,10 @@ final class EasyHandle {
         /// Whether CURLOPT_POSTFIELDS holds a copy of the previous body (see
         /// `EasyConfigurator.inlineBodyLimit`).
         var inlineBody = false
+        /// The method of the last transfer whose body went to libcurl with the head, while the
+        /// handle has that transfer's method options (CURLOPT_CUSTOMREQUEST, or a POST's): the next
+        /// such transfer with the same method only replaces the body. Nil after a reset.
+        var inlineMethod: HTTPMethod?
     }
 
     init() throws(SluiceError) {
