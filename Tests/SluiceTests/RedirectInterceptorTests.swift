@@ -109,17 +109,20 @@ struct RedirectInterceptorTests {
     @Test func disposingDuringTheSecondHopCancelsItWithOneInterruption() async throws {
         try await withServer { server, transport in
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-            let slow = server.url(for: .delay(.seconds(5)))
+            // Long enough that the answer cannot arrive before the disposal, on a loaded machine too
+            // (with 5 s it did once, the whole suite running beside a sanitizer build); the server's
+            // shutdown drops the pending answer.
+            let slow = server.url(for: .delay(.seconds(60)))
             let events = Mutex<[Event<Response, SluiceError>]>([])
             let disposable = client.get(server.url(for: .redirect(status: 302, to: slow)).absoluteString).start {
                 event in events.withLock { $0.append(event) }
             }
             // The second hop is on the wire once the server has received it.
             let deadline = ContinuousClock.now + .seconds(5)
-            while server.requests(to: .delay(.seconds(5))).isEmpty && ContinuousClock.now < deadline {
+            while server.requests(to: .delay(.seconds(60))).isEmpty && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            #expect(server.requests(to: .delay(.seconds(5))).count == 1)
+            #expect(server.requests(to: .delay(.seconds(60))).count == 1)
             disposable.dispose()
             try await Task.sleep(for: .milliseconds(300))
             let seen = events.withLock { $0 }

@@ -175,28 +175,38 @@ struct RequestHeadersTests {
     /// The lean configuration the docs suggest for the fastest small requests: no default headers and
     /// decompression off send the head raw libcurl sends, and a request's own headers still go out.
     @Test func aClientWithoutDefaultHeadersSendsOnlyWhatARequestNeeds() async throws {
-        let server = try await MockServer.start()
-        var configuration = Client.Configuration()
-        configuration.defaultHeaders = [:]
-        configuration.requestOptions.decompress = false
-        let client = try Client(baseURL: server.baseURL.absoluteString, configuration: configuration)
+        try await withServer { server, transport in
+            var configuration = Client.Configuration()
+            configuration.defaultHeaders = [:]
+            configuration.requestOptions.decompress = false
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
 
-        let get = try await client.get("echo").validate().data().value
-        #expect(!get.isEmpty)
-        let recordedGet = try #require(server.recordedRequests.last)
-        #expect(recordedGet.headers.map { $0.name.lowercased() } == ["host", "accept"])
+            let get = try await client.get("echo").validate().data().value
+            #expect(!get.isEmpty)
+            let recordedGet = try #require(server.recordedRequests.last)
+            #expect(recordedGet.headers.map { $0.name.lowercased() } == ["host", "accept"])
 
-        var post = try client.makeRequest(.post, "echo", headers: ["Content-Type": "text/plain", "User-Agent": "mine"])
-        post.body = .data(Data("hello".utf8))
-        let answer = try await client.send(post).validate().value
-        #expect(answer.status == 200)
-        let recordedPost = try #require(server.recordedRequests.last)
-        #expect(recordedPost.body == Data("hello".utf8))
-        #expect(
-            recordedPost.headers.map { $0.name.lowercased() }.sorted()
-                == ["accept", "content-length", "content-type", "host", "user-agent"])
-        #expect(recordedPost.headers["User-Agent"] == "mine")
-        try await server.shutdown()
+            var post = try client.makeRequest(
+                .post, "echo", headers: ["Content-Type": "text/plain", "User-Agent": "mine"])
+            post.body = .data(Data("hello".utf8))
+            let answer = try await client.send(post).validate().value
+            #expect(answer.status == 200)
+            let recordedPost = try #require(server.recordedRequests.last)
+            #expect(recordedPost.body == Data("hello".utf8))
+            #expect(
+                recordedPost.headers.map { $0.name.lowercased() }.sorted()
+                    == ["accept", "content-length", "content-type", "host", "user-agent"])
+            #expect(recordedPost.headers["User-Agent"] == "mine")
+
+            // A request's own headers are still checked before anything is sent.
+            let count = server.recordedRequests.count
+            let error = await expectFailure(.invalidHeader) {
+                try await client.get("echo", headers: ["X-Split": "a\r\nX-Injected: 1"]).value
+            }
+            #expect(error?.message.contains("X-Split") == true, "\(String(describing: error))")
+            #expect(server.recordedRequests.count == count)
+        }
     }
 
     // MARK: curl descriptions

@@ -42,7 +42,7 @@ public struct DefaultHeadersInterceptor: Interceptor {
 
     static func apply(_ defaults: HTTPHeaders, to request: Request, skipping secret: Set<String> = []) -> Request {
         // A client without defaults sends each request as it is: merging nothing into a request's
-        // own fields still copied its headers and its box (~900 instructions per POST).
+        // own fields still copied its headers and its box (some 1,300–1,700 instructions per POST).
         if defaults.isEmpty { return request }
         var request = request
         // Most requests bring no headers of their own: they take the defaults' storage as it is.

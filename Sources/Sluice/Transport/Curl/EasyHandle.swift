@@ -95,8 +95,9 @@ final class EasyHandle {
         /// `EasyConfigurator.inlineBodyLimit`).
         var inlineBody = false
         /// The method of the last transfer whose body went to libcurl with the head, while the
-        /// handle has that transfer's method options (CURLOPT_CUSTOMREQUEST, or a POST's): the next
-        /// such transfer with the same method only replaces the body. Nil after a reset.
+        /// handle keeps that transfer's method options (CURLOPT_CUSTOMREQUEST, or a POST's; its body
+        /// may since have been dropped): the next such transfer with the same method only sets its
+        /// own body. Nil after a reset.
         var inlineMethod: HTTPMethod?
     }
 
@@ -205,7 +206,8 @@ final class EasyHandle {
 
     /// Lets go of the copy of a body libcurl holds (CURLOPT_POSTFIELDS), if any. Clearing it makes
     /// the handle a POST; `settings.methodChanged` stays set, so the next transfer puts the method
-    /// back first.
+    /// back first, unless it sends a body with the head by `settings.inlineMethod` (the handle's
+    /// method options are still that method's: only the body is set again).
     func dropInlineBody() {
         guard settings.inlineBody else { return }
         _ = sluice_easy_setopt_pointer(raw, CURLOPT_POSTFIELDS, nil)
