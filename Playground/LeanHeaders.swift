@@ -2,8 +2,8 @@ import Foundation
 import Sluice
 
 /// Step: a client that sends only the headers a request needs. libcurl 7.88.1 formats every header
-/// byte one at a time, so on small requests the three default headers cost more than Sluice's own
-/// code does (Docs/Performance.md, "What limits Sluice").
+/// byte one at a time, so on small requests the three default headers cost libcurl more than Sluice
+/// adds on top of raw libcurl (Docs/Performance.md, "What limits Sluice").
 enum LeanHeaders {
     /// The part of the echo that tells which header lines arrived.
     struct Echo: Decodable, Sendable {
