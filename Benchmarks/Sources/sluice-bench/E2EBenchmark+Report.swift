@@ -46,6 +46,31 @@ extension E2EBenchmark {
             return value(measured) / value(base)
         }
 
+        /// `client`'s rate over C's round by round (rounds where both did all their work), as the
+        /// median and the range: within a round the two ran seconds apart, so a drift of the machine's
+        /// speed over the run moves this less than the ratio of the medians, which may pair rounds
+        /// minutes apart.
+        func roundRatios(_ workload: E2EWorkload, _ client: E2EClient) -> (median: Double, low: Double, high: Double)? {
+            let count = plan.count(workload)
+            guard let measured = results.samples[workload]?[client], let base = results.samples[workload]?[.c] else {
+                return nil
+            }
+            let ratios = zip(measured, base).compactMap { pair -> Double? in
+                guard let sample = pair.0, let reference = pair.1, sample.succeeded == count,
+                    reference.succeeded == count, sample.nanoseconds > 0
+                else { return nil }
+                return reference.nanoseconds / sample.nanoseconds
+            }
+            guard let low = ratios.min(), let high = ratios.max() else { return nil }
+            return (Measure.median(ratios), low, high)
+        }
+        func withRounds(_ line: String, _ workload: E2EWorkload, _ client: E2EClient) -> String {
+            guard let r = roundRatios(workload, client) else { return line }
+            return line
+                + "  [by round: median \(formatted(r.median, decimals: 2)), "
+                + "\(formatted(r.low, decimals: 2))–\(formatted(r.high, decimals: 2))]"
+        }
+
         var lines = [
             "e2e: \(grouped(plan.requests)) requests per client per round (sequential GETs of "
                 + "\(NginxRoutes.smallPayload.utf8.count) bytes, GETs of a \(jsonBytes)-byte JSON document, GETs "
@@ -67,9 +92,9 @@ extension E2EBenchmark {
         let bulkRatios: [(E2EWorkload, String)] = [(.download, "download to a file"), (.upload, "multipart upload")]
         lines.append("")
         for (workload, title) in requestRatios {
-            lines.append(
-                verdictLine(
-                    "Sluice / C, \(title):", ratio(workload) { $0.rate }, target: Target.requestRatio, atLeast: true))
+            let line = verdictLine(
+                "Sluice / C, \(title):", ratio(workload) { $0.rate }, target: Target.requestRatio, atLeast: true)
+            lines.append(withRounds(line, workload, .sluice))
         }
         // The same requests, byte for byte: what Sluice's own code costs, once libcurl's work on the
         // default headers is in both (libcurl formats each header line a character at a time).
@@ -87,15 +112,15 @@ extension E2EBenchmark {
         }
         // From the other side: Sluice sending what the plain C client sends.
         for (workload, title) in requestRatios {
-            lines.append(
-                verdictLine(
-                    "Sluice without default headers / C, \(title):",
-                    ratio(workload, .sluiceWithoutDefaultHeaders) { $0.rate }, target: nil, atLeast: true))
+            let line = verdictLine(
+                "Sluice without default headers / C, \(title):",
+                ratio(workload, .sluiceWithoutDefaultHeaders) { $0.rate }, target: nil, atLeast: true)
+            lines.append(withRounds(line, workload, .sluiceWithoutDefaultHeaders))
         }
-        lines.append(
-            verdictLine(
-                "Sluice on its transport's executor / C, sequential:",
-                ratio(.sequential, .sluiceOnTransportExecutor) { $0.rate }, target: nil, atLeast: true))
+        let executorLine = verdictLine(
+            "Sluice on its transport's executor / C, sequential:",
+            ratio(.sequential, .sluiceOnTransportExecutor) { $0.rate }, target: nil, atLeast: true)
+        lines.append(withRounds(executorLine, .sequential, .sluiceOnTransportExecutor))
         lines.append(
             verdictLine("Sluice / C, decode(_:) vs C's bytes:", ratio(.decode) { $0.rate }, target: nil, atLeast: true))
         for (workload, title) in bulkRatios {
@@ -172,7 +197,13 @@ extension E2EBenchmark {
         let bare = requestRatios.map { workload, _ in
             ("\(workload.key)_bare_ratio", ratio(workload, .sluiceWithoutDefaultHeaders) { $0.rate })
         }
-        members += (extra + sameHeaders + headersCost + bare).filter { $0.1.isFinite }.map { ($0.0, JSON.number($0.1)) }
+        // The median of the per-round ratios beside each request workload's headline ratio.
+        let byRound = requestRatios.map { workload, _ in
+            ("\(workload.key)_round_ratio_median", roundRatios(workload, .sluice)?.median ?? .nan)
+        }
+        members += (extra + sameHeaders + headersCost + bare + byRound).filter { $0.1.isFinite }.map {
+            ($0.0, JSON.number($0.1))
+        }
         for workload in E2EWorkload.allCases {
             for client in workload.clients {
                 guard let f = figure(client, workload) else { continue }
