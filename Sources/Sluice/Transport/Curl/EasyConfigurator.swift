@@ -185,7 +185,7 @@ enum EasyConfigurator {
             // nothing else to put back: its method options stay, only the body is replaced (the
             // POSTs of an API client in a row; six fewer options per request, ~1,100 instructions).
             if let inlineData, easy.settings.inlineMethod == request.method {
-                try setInlineBody(inlineData, context, methodIsSet: true)
+                try setInlineBody(inlineData, context)
                 return true
             }
             // Forgotten before any option changes: should one of them fail, the next transfer
@@ -206,7 +206,7 @@ enum EasyConfigurator {
         }
 
         if let inlineData {
-            try setInlineBody(inlineData, context, methodIsSet: false)
+            try setInlineBody(inlineData, context)
             return true
         }
         do {
@@ -247,16 +247,14 @@ enum EasyConfigurator {
     /// send such a body again by itself (when a reused connection turns out dead) without asking to
     /// rewind it: the prerequest callback refuses that second attempt for a non-idempotent method
     /// (`TransferContext.beginAttempt`), as the seek callback does for a body read in pieces.
-    /// `methodIsSet`: the handle's last transfer sent a body this way with the same method, whose
-    /// options the handle still has.
-    private static func setInlineBody(
-        _ data: Data, _ context: TransferContext, methodIsSet: Bool
-    ) throws(SluiceError) {
+    /// A handle that still has the method options of a body sent this way by the same method
+    /// (`settings.inlineMethod`) only gets the new body.
+    private static func setInlineBody(_ data: Data, _ context: TransferContext) throws(SluiceError) {
         let easy = context.easy
         let method = context.request.method
         easy.settings.methodChanged = true
         easy.settings.inlineBody = true
-        if !methodIsSet {
+        if easy.settings.inlineMethod != method {
             if method != .post { try easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
             // Recorded once the method is set: a failure leaves it nil, so the next transfer resets.
             easy.settings.inlineMethod = method
