@@ -93,7 +93,7 @@ struct ChainRegressionTests {
         }
         struct CancelsWhileStarting: Interceptor {
             let slot: Slot
-            func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+            func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
                 slot.task?.cancel()
                 return chain.proceed(request)
             }

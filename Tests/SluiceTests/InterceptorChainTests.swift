@@ -7,7 +7,7 @@ import Testing
 /// Appends its name to the `X-Order` header, to show the order interceptors run in.
 struct Tag: Interceptor {
     let name: String
-    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         var request = request
         request.headers.add(name: "X-Order", value: name)
         return chain.proceed(request)
@@ -17,7 +17,7 @@ struct Tag: Interceptor {
 /// Records the headers of every request that passes.
 final class Spy: Interceptor {
     let seen = Mutex<[HTTPHeaders]>([])
-    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         seen.withLock { $0.append(request.headers) }
         return chain.proceed(request)
     }
@@ -61,11 +61,11 @@ struct InterceptorChainTests {
 
     @Test func anInterceptorCanAnswerWithoutTheNetwork() async throws {
         struct Canned: Interceptor {
-            func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
-                SignalProducer(values: [
-                    .head(ResponseHead(status: 200, headers: ["Content-Type": "text/plain"], httpVersion: .http1_1)),
-                    .body(Data("from cache".utf8)), .completed(TransferMetrics()),
-                ])
+            func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
+                SignalProducer(
+                    value: Response(
+                        status: 200, headers: ["Content-Type": "text/plain"], body: Data("from cache".utf8),
+                        metrics: TransferMetrics(), request: request))
             }
         }
         try await withServer { server, transport in

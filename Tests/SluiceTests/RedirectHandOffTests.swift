@@ -16,7 +16,9 @@ private final class HandOffTransport: Transport {
         SignalProducer(error: SluiceError(.cancelled, "Only whole responses are served."))
     }
 
-    func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
+    func response(for request: PreparedRequest, control: TransferControl?, monitor: TransferMonitor?)
+        -> SignalProducer<Response, SluiceError>
+    {
         let isFirst = request.request.url.path == "/start"
         let go = self.go
         return SignalProducer<Response, SluiceError> { observer, _ in

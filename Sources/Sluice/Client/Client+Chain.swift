@@ -27,84 +27,52 @@ extension Client {
         Client(deriving: self, chain: interceptors + self.interceptors)
     }
 
-    /// A cold producer that sends `request` through the chain and delivers its response; every
-    /// start sends it again, disposing cancels it. An invalid request fails when started, and
-    /// nothing is sent.
+    /// A cold producer that sends `request` through the chain and delivers its response, its body
+    /// collected; every start sends it again, disposing cancels it. An invalid request fails when
+    /// started, and nothing is sent.
+    ///
+    /// Every request takes this one path, whatever the chain holds and whoever watches the
+    /// client's `events`: the chain's interceptors, then the transport, and back.
     public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
-        // The chain runs inside this producer's own subscription (`run(_:delivery:reporter:into:_:)`):
+        // The chain runs inside this producer's own subscription (`run(_:mode:control:reporter:into:_:)`):
         // one closure for the producer, no gate and no derived producers per start.
         SignalProducer.serial { [self] observer, lifetime in
             // In flight before anything else happens (its task's first events, the interceptors):
             // cancelling through the client ends the subscription as disposing it would.
             lifetime += inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
-            // Watched requests stream, so that progress can be reported; others take the cheaper
-            // collected path through the transport.
-            let reporter = eventHub.reporter(for: request)
-            // Unwatched requests on the default chain skip the chain's objects (see `DirectRun`).
-            if reporter == nil, let directRoute {
-                DirectRun.start(request, on: directRoute, of: self, into: observer, lifetime)
-                return
-            }
-            let delivery: Exchange.Delivery =
-                reporter != nil ? .streaming(nil) : preservesResponses ? .handedOver : .buffered
-            run(request, delivery: delivery, reporter: reporter, into: observer, lifetime)
+            run(
+                request, mode: .collected, control: nil, reporter: eventHub.reporter(for: request), into: observer,
+                lifetime)
         }
     }
 
-    /// The response of one run of `request` through the chain, its task's events sent to `reporter`.
-    func collect(_ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?) -> SignalProducer<
-        Response, SluiceError
-    > {
+    /// The response of one run of `request` through the chain, its body as `mode` asks, its task's
+    /// events sent to `reporter`; `control` suspends and resumes the transfer.
+    func response(
+        for request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?
+    ) -> SignalProducer<Response, SluiceError> {
         SignalProducer.serial { [self] observer, lifetime in
-            run(request, delivery: delivery, reporter: reporter, into: observer, lifetime)
+            run(request, mode: mode, control: control, reporter: reporter, into: observer, lifetime)
         }
     }
 
-    /// One run of `request` through the chain within a subscription, as a response: the chain's
-    /// transfer events put together by an observer on their path (no gate, no inner subscription),
-    /// which sends the response to `downstream`.
+    /// One run of `request` through the chain within a subscription: the chain's response goes to
+    /// `downstream` through the client's `RequestRun`, which reports the task's end.
     private func run(
-        _ request: Request, delivery: Exchange.Delivery, reporter: TaskReporter?,
+        _ request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?,
         into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime
     ) {
         reporter?.report(.created)
         reporter?.report(.resumed)
         let exchange = Exchange(
-            request: request, transport: transport, scheduler: configuration.scheduler, delivery: delivery,
+            request: request, transport: transport, scheduler: configuration.scheduler, mode: mode, control: control,
             reporter: reporter)
-        let events = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
-        events.run(
-            into: ChainResponseRun(
-                request: request, exchange: exchange, reporter: reporter, aggregator: metricsAggregator,
-                downstream: downstream
+        let response = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
+        response.run(
+            into: RequestRun(
+                request: request, exchange: exchange, aggregator: metricsAggregator, downstream: downstream,
+                lifetime: lifetime
             ).observer,
             lifetime)
-    }
-
-    /// The transfer events of `request` through the chain, delivered as they happen (chunks and
-    /// progress); `control` can suspend and resume the transfer.
-    func events(for request: Request, control: TransferControl?) -> SignalProducer<TransferEvent, SluiceError> {
-        let chain = self.interceptors
-        let transport = self.transport
-        let scheduler = configuration.scheduler
-        let hub = eventHub
-        return SignalProducer { observer, lifetime in
-            let reporter = hub.reporter(for: request)
-            reporter?.report(.created)
-            reporter?.report(.resumed)
-            let exchange = Exchange(
-                request: request, transport: transport, scheduler: scheduler, delivery: .streaming(control),
-                reporter: reporter)
-            lifetime += InterceptorChain(interceptors: chain, index: 0, exchange: exchange).proceed(request).start {
-                event in
-                switch event {
-                case .failed(let error): reporter?.complete(TaskCompletion(response: nil, error: error))
-                case .completed: reporter?.complete(TaskCompletion(response: nil, error: nil))
-                case .interrupted: reporter?.cancelled()
-                case .value: break
-                }
-                observer.send(event)
-            }
-        }
     }
 }

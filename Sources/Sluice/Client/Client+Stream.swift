@@ -11,9 +11,24 @@ public struct ResponseStream: Sendable {
     /// short or move work elsewhere with `observe(on:)`. 4xx and 5xx bodies are delivered too.
     /// The request goes through the client's interceptors, like every other.
     public var producer: SignalProducer<Data, SluiceError> {
-        client.events(for: request.request, control: nil).compactMap { event in
-            if case .body(let chunk) = event { return chunk }
-            return nil
+        response(bufferLimit: Int.max, control: nil).flatMap(.concat) { response in response.bodyChunks }
+    }
+
+    /// The response as soon as its head arrives, its body streaming (`ResponseContent.streaming`);
+    /// the producer ends when the body does. The request goes through the client's interceptors.
+    public func response(bufferLimit: Int = 4 << 20) -> SignalProducer<Response, SluiceError> {
+        response(bufferLimit: bufferLimit, control: nil)
+    }
+
+    private func response(bufferLimit: Int, control: TransferControl?) -> SignalProducer<Response, SluiceError> {
+        let client = self.client
+        let request = self.request.request
+        return SignalProducer.serial { observer, lifetime in
+            let reporter = client.eventHub.reporter(for: request)
+            lifetime += client.inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
+            client.response(
+                for: request, mode: .streaming(bufferLimit: bufferLimit), control: control, reporter: reporter
+            ).run(into: observer, lifetime)
         }
     }
 
@@ -23,10 +38,21 @@ public struct ResponseStream: Sendable {
 
     /// The same, with a chosen buffer limit in bytes.
     public func values(bufferLimit: Int) -> ResponseBodyStream {
-        let client = self.client
-        let request = self.request.request
+        let stream = self
         return ResponseBodyStream(
-            transfer: { control in client.events(for: request, control: control) }, bufferLimit: bufferLimit)
+            response: { control in stream.response(bufferLimit: bufferLimit, control: control) },
+            bufferLimit: bufferLimit)
+    }
+}
+
+extension Response {
+    /// The body's chunks: a streaming body's as they arrive, a collected one's as one chunk (none
+    /// when it is empty).
+    public var bodyChunks: SignalProducer<Data, SluiceError> {
+        switch content {
+        case .streaming(let stream): return stream.chunks
+        case .collected(let data): return data.isEmpty ? .empty : SignalProducer(value: data)
+        }
     }
 }
 

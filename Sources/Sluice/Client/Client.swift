@@ -42,12 +42,6 @@ public final class Client: Sendable {
     /// interceptors, then the built-in ones (see `Client.chain(_:configuration:)`).
     public let interceptors: [any Interceptor]
     let resolution: BaseURLResolution?
-    /// Whether every interceptor of the chain is a `ResponsePreservingInterceptor`, so that the
-    /// transport's response can be handed over whole (`Exchange.Delivery.handedOver`).
-    let preservesResponses: Bool
-    /// The route that sends requests without the chain's objects, when the chain is exactly a
-    /// redirect interceptor, then a default headers interceptor (see `DirectRoute`).
-    let directRoute: DirectRoute?
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub
     let metricsAggregator: MetricsAggregator
@@ -84,8 +78,6 @@ public final class Client: Sendable {
         self.configuration = configuration
         self.transport = transport
         self.interceptors = chain
-        self.preservesResponses = Self.preservesResponses(chain)
-        self.directRoute = DirectRoute(chain)
         self.inFlight = InFlightRequests()
         self.eventHub = TaskEventHub()
         self.metricsAggregator = MetricsAggregator()
@@ -98,16 +90,10 @@ public final class Client: Sendable {
         configuration = client.configuration
         transport = client.transport
         interceptors = chain
-        preservesResponses = Self.preservesResponses(chain)
-        directRoute = DirectRoute(chain)
         inFlight = client.inFlight
         eventHub = client.eventHub
         metricsAggregator = client.metricsAggregator
         lazyReachability = client.lazyReachability
-    }
-
-    private static func preservesResponses(_ chain: [any Interceptor]) -> Bool {
-        chain.allSatisfy { $0 is any ResponsePreservingInterceptor }
     }
 
     /// The scheduler of the default configuration.

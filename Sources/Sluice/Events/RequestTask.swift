@@ -153,7 +153,7 @@ public final class RequestTask: Sendable {
         let inFlightID = client.inFlight.register(method: request.method, url: request.url) { [weak self] in
             self?.cancel()
         }
-        let run = client.collect(request, delivery: .streaming(control), reporter: reporter).start { [self] event in
+        let run = client.response(for: request, mode: .collected, control: control, reporter: reporter).start { [self] event in
             switch event {
             case .value(let response): finish(.success(response), phase: .completed)
             case .failed(let error): finish(.failure(error), phase: .failed)

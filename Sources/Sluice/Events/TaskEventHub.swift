@@ -32,7 +32,7 @@ extension Client {
     /// The lifecycle events of every request this client sends, as a hot signal: observers see the
     /// events of requests that start while they observe (see `TaskEvent` for the order).
     ///
-    /// While nobody observes, requests build no events at all, and collect their bodies in the
-    /// transport; while somebody does, bodies stream through the chain so progress can be reported.
+    /// While nobody observes, requests build no events at all; while somebody does, the transport
+    /// also tells each request's run of its head and progress. The request's path is the same.
     public var events: Signal<TaskEvent, Never> { eventHub.events }
 }

@@ -66,3 +66,13 @@ final class TaskReporter: Sendable {
         }
     }
 }
+
+extension TaskReporter: ResponseOutcomeObserver {
+    func claimOutcome() { claimCompletion() }
+
+    func settle(_ response: Response, value: (any Sendable)?, error: SluiceError?) {
+        complete(TaskCompletion(response: response, error: error, serializedValue: value))
+    }
+
+    func abandon() { cancelled() }
+}

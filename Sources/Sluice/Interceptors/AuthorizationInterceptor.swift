@@ -13,7 +13,7 @@ public struct AuthorizationInterceptor: Interceptor {
     }
 
     /// Adds the `Authorization` header when it is missing and the origin is the original one.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         guard !request.headers.contains(Authorization.headerName),
             RedirectRules.origin(of: request.url) == RedirectRules.origin(of: chain.originalRequest.url)
         else { return chain.proceed(request) }

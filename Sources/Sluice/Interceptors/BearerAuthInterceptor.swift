@@ -24,7 +24,7 @@ public struct BearerAuthInterceptor: Interceptor {
     }
 
     /// Sends `request` with the current token, and once more after a refresh if it is refused.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         // Same origin only: a redirect to another host must not receive the token.
         guard RedirectRules.origin(of: request.url) == RedirectRules.origin(of: chain.originalRequest.url) else {
             return chain.proceed(request)
@@ -74,7 +74,7 @@ final class BearerRun: Sendable {
     private let request: Request
     private let chain: InterceptorChain
     private let refresher: TokenRefresher
-    private let observer: Observer<TransferEvent, SluiceError>
+    private let observer: Observer<Response, SluiceError>
     /// The token the 401 refused, while its response is dropped; the refresh starts when it ends.
     private let refused = Mutex<String?>(nil)
     /// The running attempt, or the refresh.
@@ -82,7 +82,7 @@ final class BearerRun: Sendable {
 
     init(
         request: Request, chain: InterceptorChain, refresher: TokenRefresher,
-        observer: Observer<TransferEvent, SluiceError>
+        observer: Observer<Response, SluiceError>
     ) {
         self.request = request
         self.chain = chain
@@ -94,10 +94,11 @@ final class BearerRun: Sendable {
         guard let attempt = current.freshSlot() else { return }  // the caller left meanwhile
         attempt.inner = chain.proceed(BearerAuthInterceptor.authorize(request, with: token)).start { [self] event in
             switch event {
-            case .value(.head(let head)) where head.status == 401 && !isReplay && carriedToken(token):
+            case .value(let response) where response.status == 401 && !isReplay && carried(token, response):
+                response.discardBody()
                 refused.withLock { $0 = token }
-            case .value(let value):
-                if refused.withLock({ $0 == nil }) { observer.send(value: value) }
+            case .value(let response):
+                observer.send(value: response)
             case .completed, .failed:
                 if let stale = refused.withLock({ $0 }) {
                     refreshAndReplay(replacing: stale)
@@ -114,8 +115,8 @@ final class BearerRun: Sendable {
 
     /// Whether the request the 401 answered carried `token`: after a redirect to another origin it
     /// did not, and that server's 401 says nothing about our token.
-    private func carriedToken(_ token: String) -> Bool {
-        chain.exchange.lastSentRequest?.headers[Authorization.headerName] == Authorization.bearer(token).headerValue
+    private func carried(_ token: String, _ response: Response) -> Bool {
+        response.request.headers[Authorization.headerName] == Authorization.bearer(token).headerValue
     }
 
     private func refreshAndReplay(replacing stale: String) {

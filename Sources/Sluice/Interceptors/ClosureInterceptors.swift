@@ -11,7 +11,7 @@ public struct AdaptInterceptor: Interceptor {
     }
 
     /// Adapts `request`, then proceeds with the result.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         let adapt = self.adapt
         return SignalProducer<Request, SluiceError> { () async throws(SluiceError) -> Request in
             do {
@@ -35,15 +35,17 @@ public struct ResponseInterceptor: Interceptor {
     }
 
     /// Proceeds with `request` and passes each head through `inspect`.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         let inspect = self.inspect
-        return chain.proceed(request).attemptMap { (event) throws(SluiceError) -> TransferEvent in
-            guard case .head(let head) = event else { return event }
+        return chain.proceed(request).attemptMap { (response) throws(SluiceError) -> Response in
+            let head: ResponseHead
             do {
-                return .head(try inspect(request, head))
+                head = try inspect(request, response.head)
             } catch {
+                response.discardBody()
                 throw SluiceError.wrapping(error, as: .interceptorFailed, "A response interceptor failed")
             }
+            return head == response.head ? response : response.replacingHead(head)
         }
     }
 }

@@ -26,7 +26,7 @@ public struct DefaultHeadersInterceptor: Interceptor {
     }
 
     /// Adds each default header whose name the request does not use, then proceeds.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         guard hasSecrets else { return chain.proceed(Self.apply(headers, to: request)) }
         let sameOrigin = RedirectRules.origin(of: request.url) == RedirectRules.origin(of: chain.originalRequest.url)
         return chain.proceed(Self.apply(headers, to: request, skipping: sameOrigin ? [] : secretNames))

@@ -3,28 +3,31 @@ import FoundationEssentials
 /// A step in the chain every request goes through on its way to the transport (OkHttp's shape).
 ///
 /// An interceptor receives the request and the rest of the chain. It calls `chain.proceed(_:)`
-/// zero or more times, and returns the transfer events the caller sees:
+/// zero or more times, and returns the response the caller sees:
 ///
 /// - to adapt the request, proceed with a changed copy;
-/// - to answer without the network, return events of its own and never proceed;
-/// - to observe or transform the response, map the events `proceed` returns;
-/// - to retry, start `proceed` again (each start sends the rest of the chain again);
+/// - to answer without the network, return a response of its own and never proceed;
+/// - to observe or transform the response, map what `proceed` returns;
+/// - to retry, start `proceed` again (each start sends the rest of the chain again), after
+///   letting go of the dropped response's body (`Response.discardBody()`);
 /// - to fail, return `SignalProducer(error:)`.
 ///
-/// The events follow `TransferEvent`'s grammar: one `head`, then body chunks and progress, then
-/// `completed`. Everything is lazy: nothing runs until the caller starts the returned producer.
+/// The producer sends one `Response`, then completes (for a streaming body, when the body has
+/// ended). Its body is collected or streaming (`Response.content`): an interceptor that does not
+/// read it passes it on and pays nothing; one that needs every byte uses `Response.collected()`.
+/// Everything is lazy: nothing runs until the caller starts the returned producer.
 ///
 ///     struct Tagging: Interceptor {
 ///         func intercept(_ request: Request, chain: InterceptorChain)
-///             -> SignalProducer<TransferEvent, SluiceError> {
+///             -> SignalProducer<Response, SluiceError> {
 ///             var request = request
 ///             request.headers["X-Request-ID"] = UUID().uuidString
 ///             return chain.proceed(request)
 ///         }
 ///     }
 public protocol Interceptor: Sendable {
-    /// Sends `request` through the rest of `chain`, or answers it, and returns the transfer's events.
-    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError>
+    /// Sends `request` through the rest of `chain`, or answers it, and returns the response.
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError>
 }
 
 /// The rest of the chain, as an interceptor sees it: the interceptors after it, then the transport.
@@ -40,7 +43,7 @@ public struct InterceptorChain: Sendable {
     public var scheduler: any DateScheduler { exchange.scheduler }
 
     /// A cold producer that sends `request` through the rest of the chain; every start sends it again.
-    public func proceed(_ request: Request) -> SignalProducer<TransferEvent, SluiceError> {
+    public func proceed(_ request: Request) -> SignalProducer<Response, SluiceError> {
         guard index < interceptors.count else { return exchange.transfer(request) }
         let next = InterceptorChain(interceptors: interceptors, index: index + 1, exchange: exchange)
         return interceptors[index].intercept(request, chain: next)

@@ -35,14 +35,15 @@ public struct LoggingInterceptor: Interceptor {
     }
 
     /// Logs `request`, proceeds, and logs how it ended.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         guard logger.logLevel <= level || logger.logLevel <= .debug else { return chain.proceed(request) }
         let line = "\(request.method.rawValue) \(CurlShell.redactingPassword(in: request.url.absoluteString))"
         let this = self
         return SignalProducer { observer, lifetime in
             let started = ContinuousClock.now
-            let response = Mutex<(head: ResponseHead?, bytes: Int64, preview: Data, finished: Bool)>(
-                (nil, 0, Data(), false))
+            // The response whose end is still to be logged (a streaming body ends after it arrives).
+            let pending = Mutex<Response?>(nil)
+            let finished = Atomic(false)
             this.logger.log(level: this.level, "→ \(line)")
             if this.logger.logLevel <= .debug {
                 this.logger.debug("→ headers \(this.describe(request.headers))")
@@ -52,33 +53,30 @@ public struct LoggingInterceptor: Interceptor {
                     this.logger.debug("→ body \(text)")
                 }
             }
+            @Sendable func logEnd(_ response: Response, metrics: TransferMetrics?) {
+                finished.store(true, ordering: .relaxed)
+                let size = Self.size(max(Int64(response.body.count), metrics?.bytesReceived ?? 0))
+                this.logger.log(
+                    level: this.level, "← \(response.status) \(line) \(Self.milliseconds(since: started)), \(size)")
+                if this.logger.logLevel <= .debug,
+                    let text = this.preview(response.body, type: response.headers["Content-Type"])
+                {
+                    this.logger.debug("← body \(text)")
+                }
+            }
             lifetime += chain.proceed(request).start { event in
                 switch event {
-                case .value(.head(let head)):
-                    response.withLock { $0.head = head }
+                case .value(let response):
                     if this.logger.logLevel <= .debug {
-                        this.logger.debug("← headers \(head.status) \(this.describe(head.headers))")
+                        this.logger.debug("← headers \(response.status) \(this.describe(response.headers))")
                     }
-                case .value(.body(let chunk)):
-                    response.withLock { r in
-                        r.bytes += Int64(chunk.count)
-                        if r.preview.count < this.bodyPreviewLimit {
-                            r.preview.append(chunk.prefix(this.bodyPreviewLimit - r.preview.count))
-                        }
+                    switch response.content {
+                    case .collected: logEnd(response, metrics: response.metrics)
+                    case .streaming: pending.withLock { $0 = response }
                     }
-                case .value(.completed(let metrics)):
-                    let (head, bytes, preview) = response.withLock { r in
-                        r.finished = true
-                        return (r.head, r.bytes, r.preview)
-                    }
-                    let size = Self.size(max(bytes, metrics.bytesReceived))
-                    let status = head.map { "\($0.status)" } ?? "???"
-                    this.logger.log(
-                        level: this.level, "← \(status) \(line) \(Self.milliseconds(since: started)), \(size)")
-                    if this.logger.logLevel <= .debug,
-                        let text = this.preview(preview, type: head?.headers["Content-Type"])
-                    {
-                        this.logger.debug("← body \(text)")
+                case .completed:
+                    if let response = pending.withLock({ $0.take() }), case .streaming(let chunks) = response.content {
+                        logEnd(response, metrics: chunks.metrics)
                     }
                 case .failed(let error):
                     this.logger.log(
@@ -86,10 +84,8 @@ public struct LoggingInterceptor: Interceptor {
                 case .interrupted:
                     // A caller that stops listening once the response is complete (`.value`
                     // does) interrupts a transfer that has already finished: not a cancellation.
-                    if response.withLock({ $0.finished }) { break }
+                    if finished.load(ordering: .relaxed) { break }
                     this.logger.log(level: this.level, "✗ \(line) cancelled after \(Self.milliseconds(since: started))")
-                case .value, .completed:
-                    break
                 }
                 observer.send(event)
             }

@@ -42,12 +42,12 @@ public struct OfflineRetryInterceptor: Interceptor {
     static let offlineCodes: Set<SluiceError.Code> = [.cannotConnect, .dnsFailure]
 
     /// Sends `request`; if it fails while offline, waits for the network and sends it again.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         attempt(request, chain: chain, retriesLeft: maxRetries, attempt: 1)
     }
 
     private func attempt(_ request: Request, chain: InterceptorChain, retriesLeft: Int, attempt: Int)
-        -> SignalProducer<TransferEvent, SluiceError>
+        -> SignalProducer<Response, SluiceError>
     {
         let status = self.status
         let maxWait = self.maxWait

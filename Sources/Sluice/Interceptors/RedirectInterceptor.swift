@@ -16,35 +16,24 @@ public struct RedirectInterceptor: Interceptor {
     }
 
     /// Sends `request`, then the requests its redirects lead to.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         guard followsAny else { return chain.proceed(request) }
-        // The first hop's events pass through an observer (no gate, no inner subscription: most
-        // requests are never redirected); a redirect's next hop is started from that observer
-        // once the redirect's own transfer has ended, and its events reach the same observer.
+        // The first hop's response passes through an observer (no gate, no inner subscription:
+        // most requests are never redirected); a redirect's next hop is started from that observer
+        // once the redirect's own transfer has ended, and its response reaches the same observer.
         // (`run(into:)` rather than `lift`: one closure per request instead of two. The first hop
         // is proceeded with once, here, as `lift` did: a restart runs the same producer again.)
         let firstHop = chain.proceed(request)
-        return SignalProducer.serial { [self] downstream, lifetime in
-            firstHop.run(
-                into: observer(ofFirstHopOf: request, chain: chain, downstream: downstream, lifetime), lifetime)
+        let policy = self.policy
+        return SignalProducer.serial { downstream, lifetime in
+            let run = RedirectRun(
+                policy: policy, chain: chain, request: request, downstream: downstream, lifetime: lifetime)
+            firstHop.run(into: run.observer, lifetime)
         }
     }
 
-    /// Whether the policy follows any redirect at all; one that follows none passes every event on.
+    /// Whether the policy follows any redirect at all; one that follows none passes every response on.
     var followsAny: Bool { policy.maxHops > 0 || policy.handler != nil }
-
-    /// Where the events of `request`'s first hop go to have its redirects followed, within the
-    /// subscription whose lifetime is `lifetime`: what reaches `downstream` is what `intercept`'s
-    /// producer sends. (A client's direct run, `DirectRun`, hands a first hop it did not send
-    /// through the chain to this observer once the hop needs the chain.)
-    func observer(
-        ofFirstHopOf request: Request, chain: InterceptorChain, downstream: Observer<TransferEvent, SluiceError>,
-        _ lifetime: Lifetime
-    ) -> Observer<TransferEvent, SluiceError> {
-        guard followsAny else { return downstream }
-        return RedirectRun(policy: policy, chain: chain, request: request, downstream: downstream, lifetime: lifetime)
-            .observer
-    }
 }
 
 extension Interceptor where Self == RedirectInterceptor {
@@ -58,7 +47,7 @@ extension Interceptor where Self == RedirectInterceptor {
 ///
 /// Hops never overlap: the next one starts inside the delivery of the previous one's terminal
 /// event, so the events reaching `downstream` stay serial, and each hop's subscription joins the
-/// start's lifetime, whose end cancels the hop in flight.
+/// start's lifetime, whose end cancels the hop in flight. A followed redirect's body is discarded.
 final class RedirectRun: Sendable {
     private struct State {
         var hops = 0
@@ -72,13 +61,13 @@ final class RedirectRun: Sendable {
 
     private let policy: RedirectPolicy
     private let chain: InterceptorChain
-    private let downstream: Observer<TransferEvent, SluiceError>
+    private let downstream: Observer<Response, SluiceError>
     private let lifetime: Lifetime
     private let state: Mutex<State>
 
     init(
         policy: RedirectPolicy, chain: InterceptorChain, request: Request,
-        downstream: Observer<TransferEvent, SluiceError>, lifetime: Lifetime
+        downstream: Observer<Response, SluiceError>, lifetime: Lifetime
     ) {
         self.policy = policy
         self.chain = chain
@@ -88,7 +77,7 @@ final class RedirectRun: Sendable {
     }
 
     /// The observer of every hop's events.
-    var observer: Observer<TransferEvent, SluiceError> {
+    var observer: Observer<Response, SluiceError> {
         Observer { [self] event in handle(event) }
     }
 
@@ -113,23 +102,23 @@ final class RedirectRun: Sendable {
         "\(request.method.rawValue) \(request.url.absoluteString)"
     }
 
-    private func handle(_ event: Event<TransferEvent, SluiceError>) {
+    private func handle(_ event: Event<Response, SluiceError>) {
         if state.withLock({ $0.isFinished }) { return }
         switch event {
-        case .value(.head(let head)):
+        case .value(let response):
             do throws(SluiceError) {
-                if let (next, hop) = try follow(head) {
+                if let (next, hop) = try follow(response.head) {
+                    response.discardBody()
                     state.withLock { $0.pending = (next, hop) }
                     return
                 }
             } catch {
                 // The redirect's transfer is cancelled when the failure ends the subscription.
+                response.discardBody()
                 finish(.failed(error))
                 return
             }
-            downstream.send(value: .head(head))
-        case .value(let other):
-            if state.withLock({ $0.pending == nil }) { downstream.send(value: other) }
+            downstream.send(value: response)
         case .completed, .failed:
             if let pending = state.withLock({ $0.pending }) {
                 // The redirect's own body ended (or broke off); it was dropped either way. A caller
@@ -145,7 +134,7 @@ final class RedirectRun: Sendable {
     }
 
     /// Sends a terminal event downstream, once.
-    private func finish(_ event: Event<TransferEvent, SluiceError>) {
+    private func finish(_ event: Event<Response, SluiceError>) {
         let first = state.withLock { s -> Bool in
             defer { s.isFinished = true }
             return !s.isFinished

@@ -4,9 +4,9 @@ import Synchronization
 /// Sends a request again when an attempt fails in a way the `RetryPolicy` calls temporary, after
 /// the policy's wait on the chain's scheduler (so tests use virtual time).
 ///
-/// A retryable response is not passed on: its body is read and dropped, and the next attempt's
-/// response takes its place. Once a response head has been passed on, nothing is retried, so the
-/// caller never receives the same body bytes twice. When the attempts run out, the last response
+/// A retryable response is not passed on: its body is discarded, and the next attempt's response
+/// takes its place. Once a response has been passed on, nothing is retried, so the caller never
+/// receives the same body bytes twice. When the attempts run out, the last response
 /// is passed on as it is (`validate()` then makes a 503 an error), or the last error.
 /// Each retry is reported as a `TaskEvent.Kind.retried` event.
 public struct RetryInterceptor: Interceptor {
@@ -21,7 +21,7 @@ public struct RetryInterceptor: Interceptor {
     }
 
     /// Runs attempts of `request` until one succeeds or the policy stops.
-    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         guard policy.maxAttempts > 1, policy.methods.contains(request.method) else { return chain.proceed(request) }
         let policy = self.policy
         let scheduler = self.scheduler ?? chain.scheduler
@@ -59,14 +59,14 @@ final class RetryRun: Sendable {
     private let request: Request
     private let chain: InterceptorChain
     private let scheduler: any DateScheduler
-    private let observer: Observer<TransferEvent, SluiceError>
+    private let observer: Observer<Response, SluiceError>
     private let state = Mutex(State())
     /// The running attempt, or the wait before the next one.
     let current = SerialDisposable()
 
     init(
         policy: RetryPolicy, request: Request, chain: InterceptorChain, scheduler: any DateScheduler,
-        observer: Observer<TransferEvent, SluiceError>
+        observer: Observer<Response, SluiceError>
     ) {
         self.policy = policy
         self.request = request
@@ -87,22 +87,21 @@ final class RetryRun: Sendable {
         attempt.inner = chain.proceed(request).start { [self] event in handle(event) }
     }
 
-    private func handle(_ event: Event<TransferEvent, SluiceError>) {
+    private func handle(_ event: Event<Response, SluiceError>) {
         switch event {
-        case .value(.head(let head)):
+        case .value(let response):
             let (attempt, started) = state.withLock { s in (s.attempt, s.started) }
             let elapsed = elapsedTime(since: started)
             if let delay = policy.delay(
-                after: .response(head), attempt: attempt, method: request.method, elapsed: elapsed,
+                after: .response(response.head), attempt: attempt, method: request.method, elapsed: elapsed,
                 now: scheduler.currentDate)
             {
-                state.withLock { $0.pendingRetry = (delay, .status(head.status)) }
+                response.discardBody()
+                state.withLock { $0.pendingRetry = (delay, .status(response.status)) }
             } else {
                 state.withLock { $0.delivered = true }
-                observer.send(value: .head(head))
+                observer.send(value: response)
             }
-        case .value(let other):
-            if state.withLock({ $0.pendingRetry == nil }) { observer.send(value: other) }
         case .completed:
             if let pending = state.withLock({ $0.pendingRetry }) {
                 scheduleRetry(after: pending.delay, reason: pending.reason)

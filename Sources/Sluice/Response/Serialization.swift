@@ -136,9 +136,9 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
 
     /// Claims the task's completion for the serialized value (see `serialize(using:)`).
     fileprivate static func claim(_ response: Response, _ lifetime: Lifetime) {
-        guard let reporter = response.reporter else { return }
-        reporter.claimCompletion()
-        lifetime.observeEnded { reporter.cancelled() }
+        guard let observer = response.outcomeObserver else { return }
+        observer.claimOutcome()
+        lifetime.observeEnded { observer.abandon() }
     }
 
     /// The body's bytes, whatever the content type.
@@ -190,10 +190,10 @@ final class SerializationRun<S: ResponseSerializer>: Sendable {
             if let claimLifetime { SignalProducer.claim(response, claimLifetime) }
             do throws(SluiceError) {
                 let output = try serializer.serialize(response)
-                response.reporter?.complete(TaskCompletion(response: response, error: nil, serializedValue: output))
+                response.outcomeObserver?.settle(response, value: output, error: nil)
                 downstream.send(value: output)
             } catch {
-                response.reporter?.complete(TaskCompletion(response: response, error: error))
+                response.outcomeObserver?.settle(response, value: nil, error: error)
                 failed.store(true, ordering: .relaxed)
                 downstream.send(error: error)
             }

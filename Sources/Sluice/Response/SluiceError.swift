@@ -147,6 +147,8 @@ extension SluiceError {
         public static let cancelled = Code("cancelled")
         /// The stream ended without the value that was awaited.
         public static let noValue = Code("noValue")
+        /// A streaming response body was read a second time, or after it was discarded.
+        public static let bodyAlreadyRead = Code("bodyAlreadyRead")
         /// The network cannot be watched: the kernel's netlink route socket could not be opened or
         /// read (a sandbox without `AF_NETLINK`, for example), so reachability stays `unknown`.
         public static let reachabilityUnavailable = Code("reachabilityUnavailable")

@@ -88,7 +88,7 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
             do throws(SluiceError) {
                 try check(response)
             } catch {
-                response.reporter?.complete(TaskCompletion(response: response, error: error))
+                response.outcomeObserver?.settle(response, value: nil, error: error)
                 throw error
             }
             return response

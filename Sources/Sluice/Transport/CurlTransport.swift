@@ -98,15 +98,22 @@ public final class CurlTransport: Transport {
     ///
     /// The same as `Transport`'s default, done in one step: the transfer collects the body itself
     /// and sends the response as one value, instead of sending the head, every chunk and every
-    /// progress event to be put together downstream.
-    public func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
+    /// progress event to be put together downstream. Only `monitor`, when given, hears of the head
+    /// and the progress.
+    public func response(for request: PreparedRequest, control: TransferControl?, monitor: TransferMonitor?)
+        -> SignalProducer<Response, SluiceError>
+    {
         let queue = self.queue
         return SignalProducer.serial { downstream, lifetime in
             // The loop thread sends, a disposal interrupts from another: the token lets only the
             // first of them end the stream (see `TransferToken`).
             let id = queue.makeID()
             let token = TransferToken(id: id, queue: queue, subscriber: downstream)
-            queue.send(.start(TransferStart(id: id, request: request, sink: .response, token: token)))
+            queue.send(.start(TransferStart(id: id, request: request, sink: .response(monitor), token: token)))
+            if let control {
+                control.bind(queue: queue, id: id)
+                lifetime.observeEnded { control.unbind(id: id) }
+            }
             lifetime += token
         }
     }

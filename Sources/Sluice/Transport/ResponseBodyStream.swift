@@ -11,21 +11,18 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
 
-    /// The transfer's events, for a control that suspends and resumes it.
-    let transfer: @Sendable (TransferControl) -> SignalProducer<TransferEvent, SluiceError>
+    /// The response with its body streaming, for a control that suspends and resumes the transfer.
+    let response: @Sendable (TransferControl) -> SignalProducer<Response, SluiceError>
     let bufferLimit: Int
 
     /// Starts the transfer and returns an iterator over its body.
     public func makeAsyncIterator() -> Iterator {
         let control = TransferControl()
         let buffer = BodyBuffer(limit: bufferLimit, control: control)
-        let values = transfer(control)
-            .on(event: { event in
-                if case .value(.head(let head)) = event { buffer.head.withLock { $0 = head } }
-            })
-            .compactMap { event -> Data? in
-                if case .body(let chunk) = event { return chunk }
-                return nil
+        let values = response(control)
+            .flatMap(.concat) { response in
+                buffer.head.withLock { $0 = response.head }
+                return response.bodyChunks
             }
             .on(value: { chunk in buffer.added(chunk.count) })
             .values
@@ -105,6 +102,9 @@ final class BodyBuffer: Sendable {
 extension Transport {
     /// The response body of `request` as chunks with backpressure (see `ResponseBodyStream`).
     public func bodyStream(for request: PreparedRequest, bufferLimit: Int = 4 << 20) -> ResponseBodyStream {
-        ResponseBodyStream(transfer: { control in self.transfer(request, control: control) }, bufferLimit: bufferLimit)
+        ResponseBodyStream(
+            response: { control in
+                self.streamingResponse(for: request, control: control, monitor: nil, bufferLimit: bufferLimit)
+            }, bufferLimit: bufferLimit)
     }
 }

@@ -19,6 +19,11 @@ public enum TransferEvent: Sendable {
     indirect case completed(TransferMetrics)
 }
 
+/// Told of a transfer's head and progress while the transport collects its response (see
+/// `Transport.response(for:control:monitor:)`): `.head`, `.uploadProgress` and `.downloadProgress`
+/// events only, on the transport's thread. Keep it short.
+public typealias TransferMonitor = @Sendable (TransferEvent) -> Void
+
 /// Moves prepared requests over the network.
 ///
 /// `transfer` returns a cold producer: nothing is sent until it is started, every start sends the
@@ -32,9 +37,12 @@ public protocol Transport: Sendable {
     func transfer(_ request: PreparedRequest, control: TransferControl?) -> SignalProducer<TransferEvent, SluiceError>
 
     /// Performs `request` and collects its response, body included: one value, then completion.
+    /// `control` can suspend and resume the transfer; `monitor`, when given, is told of the head
+    /// and the progress as they happen.
     ///
-    /// The default collects the events of `transfer(_:)`; a transport may do it more cheaply.
-    func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError>
+    /// The default collects the events of `transfer(_:control:)`; a transport may do it more cheaply.
+    func response(for request: PreparedRequest, control: TransferControl?, monitor: TransferMonitor?)
+        -> SignalProducer<Response, SluiceError>
 
     /// An executor that runs tasks on the thread that delivers this transport's responses, if it
     /// has one (nil by default).
@@ -61,13 +69,25 @@ extension Transport {
 extension Transport {
     /// Performs `request` and collects its response, body included.
     public func response(for request: PreparedRequest) -> SignalProducer<Response, SluiceError> {
-        let transfer = self.transfer(request)
+        response(for: request, control: nil, monitor: nil)
+    }
+
+    /// Collects the events of `transfer(_:control:)` into the response, telling `monitor` of the
+    /// head and progress.
+    public func response(for request: PreparedRequest, control: TransferControl?, monitor: TransferMonitor?)
+        -> SignalProducer<Response, SluiceError>
+    {
+        let transfer = self.transfer(request, control: control)
         return SignalProducer { observer, lifetime in
             // One accumulator per start; the body grows in place (no copy per chunk).
             let accumulator = ResponseAccumulator()
             lifetime += transfer.start { event in
                 switch event {
                 case .value(let transferEvent):
+                    switch transferEvent {
+                    case .head, .uploadProgress, .downloadProgress: monitor?(transferEvent)
+                    case .body, .completed: break
+                    }
                     guard let metrics = accumulator.add(transferEvent) else { return }
                     do throws(SluiceError) {
                         observer.send(value: try accumulator.response(for: request.request, metrics: metrics))
@@ -79,6 +99,21 @@ extension Transport {
                 case .interrupted: observer.sendInterrupted()
                 }
             }
+        }
+    }
+
+    /// The response of one transfer of `request` as soon as its head arrives, its body streaming
+    /// (`ResponseContent.streaming`): the producer sends the response, then ends when the body
+    /// ends (failing as it failed); `monitor` is told of the head and progress.
+    public func streamingResponse(
+        for request: PreparedRequest, control: TransferControl, monitor: TransferMonitor?, bufferLimit: Int = 4 << 20
+    ) -> SignalProducer<Response, SluiceError> {
+        let transfer = self.transfer(request, control: control)
+        return SignalProducer { observer, lifetime in
+            let relay = StreamingRelay(
+                request: request.request, control: control, monitor: monitor, bufferLimit: bufferLimit,
+                downstream: observer)
+            lifetime += transfer.start { event in relay.receive(event) }
         }
     }
 }

@@ -30,10 +30,11 @@ struct TransferStart: Sendable {
 enum TransferSink: Sendable {
     /// Every step of the transfer, for `transfer(_:)`.
     case events(Observer<TransferEvent, SluiceError>)
-    /// Only the response, body included, for `response(for:)`: the transfer collects the body
-    /// itself and the transfer's token delivers it as one value, instead of events that are put
-    /// together downstream.
-    case response
+    /// Only the response, body included, for `response(for:control:monitor:)`: the transfer
+    /// collects the body itself and the transfer's token delivers it as one value, instead of
+    /// events that are put together downstream. The monitor, if any, is told of the head and the
+    /// progress.
+    case response(TransferMonitor?)
 
     /// Ends the stream of the transfer whose token is `token` with `error`.
     func fail(_ error: SluiceError, token: TransferToken) {

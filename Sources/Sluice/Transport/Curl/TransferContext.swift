@@ -138,7 +138,9 @@ final class TransferContext {
         let head = ResponseHead(status: parser.status, headers: parser.takeHeaders(), httpVersion: parser.version)
         switch sink {
         case .events(let observer): observer.send(value: .head(head))
-        case .response: self.head = head
+        case .response(let monitor):
+            self.head = head
+            monitor?(.head(head))
         }
     }
 
@@ -160,8 +162,9 @@ final class TransferContext {
         case .events(let observer):
             if outputDescriptor < 0 { observer.send(value: .body(Data(bytes))) }
             observer.send(value: .downloadProgress(TransferProgress(completed: received, expected: expectedDownload)))
-        case .response:
+        case .response(let monitor):
             if outputDescriptor < 0 { collect(bytes) }
+            monitor?(.downloadProgress(TransferProgress(completed: received, expected: expectedDownload)))
         }
         return bytes.count
     }
@@ -202,9 +205,7 @@ final class TransferContext {
             let count = try reader.read(into: buffer)
             if count > 0 {
                 sent += Int64(count)
-                if case .events(let observer) = sink {
-                    observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
-                }
+                reportUpload()
             }
             return count
         } catch {
@@ -218,8 +219,16 @@ final class TransferContext {
         let uploaded = min(easy.info(int64: CURLINFO_SIZE_UPLOAD_T), inlineBodyLength)
         guard uploaded > sent else { return }
         sent = uploaded
-        if case .events(let observer) = sink {
+        reportUpload()
+    }
+
+    /// Tells whoever follows the transfer's progress how much of the body has gone out.
+    private func reportUpload() {
+        switch sink {
+        case .events(let observer):
             observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
+        case .response(let monitor):
+            monitor?(.uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
         }
     }
 

@@ -5,21 +5,9 @@ import Testing
 
 @testable import Sluice
 
-/// Proceeds with the request as it is: a user's interceptor that changes nothing, which puts a
-/// client on the general path through the chain.
+/// Proceeds with the request as it is: a user's interceptor that changes nothing.
 private struct PassingOn: Interceptor {
-    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
-        chain.proceed(request)
-    }
-}
-
-/// It changes nothing, so it may take the transport's response whole, as the direct route does.
-extension PassingOn: ResponsePreservingInterceptor {}
-
-/// Changes nothing, but is not marked as preserving responses: the chain puts the response
-/// together again from its events (`Exchange.Delivery.buffered`).
-private struct PassingOnUnmarked: Interceptor {
-    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<TransferEvent, SluiceError> {
+    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
         chain.proceed(request)
     }
 }
@@ -59,55 +47,21 @@ private func result(of producer: SignalProducer<Response, SluiceError>) async ->
     }
 }
 
-/// A client on the default chain sends its requests without the chain's objects (`DirectRun`) and
-/// hands a response to them only when the chain would act on it: what the caller sees is what the
-/// general path gives.
-@Suite("Direct route of the default chain")
-struct DirectRouteTests {
-    @Test func onlyARedirectThenADefaultHeadersChainTakesTheDirectRoute() throws {
-        let stub = StubTransport(reply: .response(status: 200))
-        let plain = try Client(baseURL: "https://a.example/", transport: stub)
-        #expect(plain.directRoute != nil)
-        var noRedirects = Client.Configuration()
-        noRedirects.redirectPolicy = .none
-        #expect(
-            try Client(baseURL: "https://a.example/", configuration: noRedirects, transport: stub).directRoute != nil)
-        let exact = try Client(
-            baseURL: "https://a.example/", chain: [RedirectInterceptor(), DefaultHeadersInterceptor([:])],
-            transport: stub)
-        #expect(exact.directRoute != nil)
-
-        var retrying = Client.Configuration()
-        retrying.retryPolicy = RetryPolicy()
-        var authorized = Client.Configuration()
-        authorized.authorization = .basic(user: "ada", password: "pw")
-        let others = [
-            try Client(baseURL: "https://a.example/", configuration: retrying, transport: stub),
-            try Client(baseURL: "https://a.example/", configuration: authorized, transport: stub),
-            try Client(baseURL: "https://a.example/", interceptors: [PassingOn()], transport: stub),
-            plain.intercepted(by: PassingOn()),
-            try Client(
-                baseURL: "https://a.example/", chain: [DefaultHeadersInterceptor([:]), RedirectInterceptor()],
-                transport: stub),
-        ]
-        for client in others { #expect(client.directRoute == nil) }
-    }
-
-    @Test func everyOutcomeMatchesTheGeneralPathAgainstTheServer() async throws {
+/// Every request takes one path through the chain, whatever the chain holds and whoever watches:
+/// a client with an interceptor of the user's, and one whose events are observed, give what the
+/// plain client gives.
+@Suite("One path for every request")
+struct OnePathTests {
+    @Test func everyOutcomeIsTheSameWithAnInterceptorOrAnObserver() async throws {
         try await withServer { server, transport in
             let other = try await MockServer.start()
             let direct = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-            // The chain's paths: the response handed over whole, and put together from events.
-            let chain: (any Interceptor) throws -> Client = { first in
-                try Client(
-                    baseURL: server.baseURL.absoluteString,
-                    chain: [first, RedirectInterceptor(), DefaultHeadersInterceptor(DefaultHeaders.all)],
-                    transport: transport)
-            }
-            let handedOver = try chain(PassingOn())
-            let buffered = try chain(PassingOnUnmarked())
-            #expect(direct.directRoute != nil && handedOver.directRoute == nil && buffered.directRoute == nil)
-            #expect(handedOver.preservesResponses && !buffered.preservesResponses)
+            let handedOver = try Client(
+                baseURL: server.baseURL.absoluteString, interceptors: [PassingOn()], transport: transport)
+            let buffered = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let watched = Mutex(0)
+            let watching = buffered.events.observeValues { _ in watched.withLock { $0 += 1 } }
+            defer { watching?.dispose() }
             let endpoints: [(String, Endpoint)] = [
                 ("a body", .bytes(3_000)),
                 ("a 404", .status(404)),
@@ -124,9 +78,9 @@ struct DirectRouteTests {
             for (name, endpoint) in endpoints {
                 let url = server.url(for: endpoint).absoluteString
                 let directOutcome = Outcome(await result(of: direct.get(url)))
-                for (path, client) in [("handed over", handedOver), ("buffered", buffered)] {
+                for (path, client) in [("intercepted", handedOver), ("observed", buffered)] {
                     let outcome = Outcome(await result(of: client.get(url)))
-                    #expect(directOutcome == outcome, "\(name): direct \(directOutcome), \(path) \(outcome)")
+                    #expect(directOutcome == outcome, "\(name): plain \(directOutcome), \(path) \(outcome)")
                 }
             }
             // Sent once each way: no path sends a request twice.
@@ -146,13 +100,13 @@ struct DirectRouteTests {
             }
             #expect(counts(direct) == counts(handedOver))
             #expect(counts(direct) == counts(buffered))
+            #expect(watched.withLock { $0 } > 0, "the observed client reported its tasks' events")
             try await other.shutdown()
         }
     }
 
-    @Test func aRedirectOnTheDirectRouteIsFollowedWithTheDefaultsOfEachHop() async throws {
+    @Test func aRedirectIsFollowedWithTheDefaultsOfEachHop() async throws {
         try await withServer { server, transport in
-            // Unobserved: a client whose events are observed takes the general path.
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             let response = try await client.get(
                 server.url(for: .redirect(status: 302, to: server.url(for: .echo)))
@@ -173,7 +127,6 @@ struct DirectRouteTests {
             configuration.defaultHeaders["Authorization"] = "Bearer default-secret"
             let client = try Client(
                 baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
-            #expect(client.directRoute != nil)
             let away = server.url(for: .redirect(status: 302, to: other.url(for: .echo)))
             let response = try await client.get(away.absoluteString).value
             #expect(response.status == 200)

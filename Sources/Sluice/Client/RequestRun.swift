@@ -1,0 +1,107 @@
+import FoundationEssentials
+import Synchronization
+
+/// The client's end of one run of a request through its chain: hands the chain's response to the
+/// caller, collecting a streaming body first when the caller wants it whole, counts it in the
+/// client's metrics, and reports how the request's task ended (when somebody watches it).
+final class RequestRun: Sendable {
+    private let request: Request
+    private let exchange: Exchange
+    private let aggregator: MetricsAggregator
+    private let downstream: Observer<Response, SluiceError>
+    private let lifetime: Lifetime
+    /// The response whose streaming body is still arriving: collected for a caller that wants it
+    /// whole, or handed out already to one that streams it (its task ends with the body).
+    private let open = Mutex<Response?>(nil)
+    /// A terminal event went downstream: what the chain sends after it is dropped.
+    private let ended = Atomic(false)
+
+    init(
+        request: Request, exchange: Exchange, aggregator: MetricsAggregator,
+        downstream: Observer<Response, SluiceError>, lifetime: Lifetime
+    ) {
+        self.request = request
+        self.exchange = exchange
+        self.aggregator = aggregator
+        self.downstream = downstream
+        self.lifetime = lifetime
+    }
+
+    /// The observer of the chain's response (a closure capturing only the run needs no allocation
+    /// of its own).
+    var observer: Observer<Response, SluiceError> {
+        Observer { [self] event in receive(event) }
+    }
+
+    private func receive(_ event: Event<Response, SluiceError>) {
+        if ended.load(ordering: .relaxed) { return }
+        switch event {
+        case .value(let response):
+            switch (response.content, exchange.mode) {
+            case (.collected, _):
+                deliver(response, completesTask: true)
+            case (.streaming, .streaming):
+                open.withLock { $0 = response }
+                deliver(response, completesTask: false)
+            case (.streaming, .collected):
+                // An interceptor of the user's answered with a streaming body: read it whole.
+                open.withLock { $0 = response }
+                lifetime += response.collected().start { [self] event in
+                    switch event {
+                    case .value(let whole):
+                        open.withLock { $0 = nil }
+                        deliver(whole, completesTask: true)
+                    case .failed(let error): fail(error)
+                    case .interrupted: interrupt()
+                    case .completed: complete()
+                    }
+                }
+            }
+        case .failed(let error): fail(error)
+        case .interrupted: interrupt()
+        case .completed:
+            // A body still being collected completes the caller's stream itself.
+            let streamed = open.withLock { open -> Response? in
+                guard case .streaming = exchange.mode else { return open }
+                defer { open = nil }
+                return open
+            }
+            switch exchange.mode {
+            case .collected where streamed != nil: return
+            case .streaming where streamed != nil:
+                exchange.reporter?.complete(TaskCompletion(response: streamed, error: nil))
+            default: break
+            }
+            complete()
+        }
+    }
+
+    private func deliver(_ response: Response, completesTask: Bool) {
+        var response = response
+        let reporter = exchange.reporter
+        if completesTask { response.outcomeObserver = reporter }
+        aggregator.record(url: response.request.url, response: response)
+        downstream.send(value: response)
+        if completesTask { reporter?.responseDelivered(response) }
+    }
+
+    private func fail(_ error: SluiceError) {
+        guard !ended.exchange(true, ordering: .relaxed) else { return }
+        if open.withLock({ $0 }) == nil {
+            aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
+        }
+        exchange.reporter?.complete(TaskCompletion(response: nil, error: error))
+        downstream.send(error: error)
+    }
+
+    private func interrupt() {
+        guard !ended.exchange(true, ordering: .relaxed) else { return }
+        exchange.reporter?.cancelled()
+        downstream.sendInterrupted()
+    }
+
+    private func complete() {
+        guard !ended.exchange(true, ordering: .relaxed) else { return }
+        downstream.sendCompleted()
+    }
+}
