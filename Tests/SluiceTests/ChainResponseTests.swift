@@ -122,7 +122,7 @@ private final class Numbering: Interceptor {
 }
 
 @Suite("Responses through the chain, edges")
-struct ResponseHandOverEdgeTests {
+struct ChainResponseEdgeTests {
     @Test func theTransportsResponseReachesTheCallerItself() async throws {
         let transport = RecordingTransport(StubTransport(reply: .response(status: 200, body: Data("abc".utf8))))
         let client = try Client(baseURL: "https://a.example/", transport: transport)
@@ -192,7 +192,7 @@ struct ResponseHandOverEdgeTests {
 /// The hand-over with libcurl and a real server, no event observers (which would make requests
 /// stream instead).
 @Suite("Responses through the chain against MockServer")
-struct ResponseHandOverServerTests {
+struct ChainResponseServerTests {
     @Test func aRetriedStatusIsReplacedByTheNextAttemptsResponse() async throws {
         try await withServer { server, transport in
             server.script(
