@@ -77,7 +77,7 @@ lint:
 	@# internationalization parts) would load some 6 MiB more into every program that uses Sluice
 	@# (Docs/Decisions.md). Scoped imports (`import struct Foundation.Date`) load it just the same.
 	@! grep -rnE '^[a-z@_ ]*import +((struct|class|enum|protocol|typealias|func|var|let) +)?Foundation(XML|Networking|Internationalization)?([. ;]|$$)' \
-		Sources/Sluice Sources/SluiceSignals \
+		Sources/Sluice Sources/SluiceSignals Sources/SluiceFormats Sources/SluiceReachability \
 		|| { echo "Sluice and SluiceSignals import FoundationEssentials, not Foundation"; exit 1; }
 
 clean:

@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "SluiceSignals", targets: ["SluiceSignals"]),
+        .library(name: "SluiceFormats", targets: ["SluiceFormats"]),
+        .library(name: "SluiceReachability", targets: ["SluiceReachability"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
     ],
     dependencies: [
@@ -35,15 +37,22 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // The kernel's netlink headers and two _GNU_SOURCE calls, for the reachability monitor.
+        // The kernel's netlink headers and two _GNU_SOURCE calls (thread names, network namespaces).
         .target(name: "CNetlink"),
         // The reactive core: knows nothing of HTTP.
         .target(name: "SluiceSignals"),
-        // The networking library; re-exports SluiceSignals.
+        // The networking library: client, interceptor chain, transport, requests, responses,
+        // validation, Decodable and text serialization, task events. Re-exports SluiceSignals.
         .target(
             name: "Sluice",
             dependencies: ["SluiceSignals", "CCurl", "CNetlink", .product(name: "Logging", package: "swift-log")]
         ),
+        // Untyped documents, as an optional product: JSONValue, XML and property lists, with
+        // Sluice's own parsers and their serializers.
+        .target(name: "SluiceFormats", dependencies: ["Sluice"]),
+        // Network reachability from the kernel's netlink messages, the client's `reachability` and
+        // the offline retry interceptor.
+        .target(name: "SluiceReachability", dependencies: ["Sluice", "CNetlink"]),
         // Test support for Sluice users and for our own tests.
         .target(
             name: "SluiceTesting",
@@ -57,12 +66,15 @@ let package = Package(
             ]
         ),
         // The guided tour run by `make demo`.
-        .executableTarget(name: "Playground", dependencies: ["Sluice", "SluiceTesting"], path: "Playground"),
+        .executableTarget(
+            name: "Playground", dependencies: ["Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting"],
+            path: "Playground"),
         .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals"]),
         .testTarget(
             name: "SluiceTests",
             dependencies: [
-                "Sluice", "SluiceTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+                "Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceReachability
 
 /// Step: reachability, read from the kernel's routing tables through netlink.
 enum ReachabilityTour {

@@ -9,10 +9,10 @@ internal import CNetlink
 /// Not Foundation's `Thread`: Sluice does not link Foundation (only FoundationEssentials), and
 /// `Thread` would bring in code and metadata the threads never use (an `NSObject` subclass, its
 /// thread dictionary, `Thread.current` bookkeeping), resident for the life of the process.
-enum DetachedThread {
+package enum DetachedThread {
     /// Starts a thread named `name` (Linux keeps at most 15 bytes of it, shown by debuggers and
     /// `top -H`) that runs `body` once.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) {
         // The thread owns this reference and releases it when it starts running.
         let context = Unmanaged.passRetained(Body(name: name, run: body)).toOpaque()
         var attributes = pthread_attr_t()

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The byte-level Content-Type check must accept exactly what `MediaType` accepts for ASCII
 /// headers, and never accept what it refuses for any header.

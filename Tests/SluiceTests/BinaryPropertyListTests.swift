@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Binary property lists, read by Sluice's own parser from files written byte by byte
 /// (`BinaryPropertyListFixture`): every kind of object, and files that are truncated, lie about

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The query escaping and the query appending work on bytes; they must give what working on
 /// characters gave, for any text.

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Uppercases every body chunk that passes: a user's interceptor that changes responses.
 struct ShoutingInterceptor: Interceptor {
@@ -78,7 +80,9 @@ private final class RecordingTransport: Transport {
     func response(for request: PreparedRequest, control: TransferControl?, monitor: TransferMonitor?)
         -> SignalProducer<Response, SluiceError>
     {
-        inner.response(for: request, control: control, monitor: monitor).on(value: { [self] response in last.withLock { $0 = response } })
+        inner.response(for: request, control: control, monitor: monitor).on(value: { [self] response in
+            last.withLock { $0 = response }
+        })
     }
 }
 

@@ -5,6 +5,8 @@ import SluiceTesting
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// `CurlTransport.response(for:)`: its transfer's token, not a general gate, decides between the
 /// loop delivering the response and a disposal interrupting it. Whichever comes first ends the

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The queue between the callers' threads and the transport's loop thread, with its real eventfd:
 /// a command sent while the loop sleeps wakes it; one sent while it runs is taken before it

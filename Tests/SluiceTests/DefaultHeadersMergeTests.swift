@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 @Suite("Default headers merged with a request's own")
 struct DefaultHeadersMergeTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// What the move from Foundation to FoundationEssentials got wrong at first, each found by comparing
 /// the new code with the Foundation API it replaced: property lists, JSON errors, the cURL

@@ -1,5 +1,7 @@
 import Foundation
 import Sluice
+import SluiceFormats
+import SluiceReachability
 import Testing
 
 /// HTTP/2 negotiated by ALPN and multiplexed, and TLS failures, against a real nginx over TLS.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Sluice's own HTTP-date parser (RFC 9110 §5.6.7), checked against Foundation's `DateFormatter`
 /// and against the rules DateFormatter does not know.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 @Suite("A request URL's text, checked before sending")
 struct HTTPURLTextTests {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The table of values by id (the loop's transfers, a client's requests in flight), checked
 /// against a `Dictionary` doing the same work.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 extension JSONDocumentParserTests {
     /// Malformed documents, each with where the parser stops and what it says.

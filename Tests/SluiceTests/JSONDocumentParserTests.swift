@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Sluice's own JSON parser: what it reads, checked against `JSONDecoder` where they should agree,
 /// and where it deliberately reads as `JSONSerialization` did.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The percentiles found by selection must be exactly the nearest-rank percentiles of the sorted
 /// window, for every size and for windows full of ties.

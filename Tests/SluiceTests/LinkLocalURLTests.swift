@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 #if canImport(Glibc)
     import Glibc

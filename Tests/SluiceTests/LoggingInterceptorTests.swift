@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Sluice
+import SluiceFormats
+import SluiceReachability
 import SluiceTesting
 import Testing
 

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Media ranges read from ASCII bytes must be the ranges `MediaRange(_:)` reads, character by
 /// character, from the same text.

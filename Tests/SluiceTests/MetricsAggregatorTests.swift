@@ -3,6 +3,8 @@ import SluiceSignals
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 @Suite("Metrics aggregation by host")
 struct MetricsAggregatorTests {

@@ -1,6 +1,8 @@
 import Foundation
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The character-by-character header readers and query escaping as they were before the byte-level ones, copied unchanged
 /// (but for their names) so that the tests compare the new readers with the old behaviour itself,

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Proceeds with the request as it is: a user's interceptor that changes nothing.
 private struct PassingOn: Interceptor {

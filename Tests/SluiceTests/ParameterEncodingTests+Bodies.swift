@@ -1,5 +1,7 @@
 import Foundation
 import Sluice
+import SluiceFormats
+import SluiceReachability
 import Testing
 
 /// JSON, property-list and `Encodable` parameters.

@@ -1,6 +1,8 @@
 import Foundation
 import PropertyBased
 import Sluice
+import SluiceFormats
+import SluiceReachability
 import Testing
 
 /// Property-based tests: random nested parameters with random Unicode text survive a round trip

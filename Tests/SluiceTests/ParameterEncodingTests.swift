@@ -1,5 +1,7 @@
 import Foundation
 import Sluice
+import SluiceFormats
+import SluiceReachability
 import Testing
 
 /// The query rules of `URLEncoding`, with exact expected strings (AFNetworking's output).

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Deep property lists, XML and binary: up to 512 levels are read in one pass over the body,
 /// however many values the innermost level holds, and anything deeper is refused before it can

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// `PropertyListObject`'s `Decodable` conformance, for users who decode one with a decoder of
 /// their own; and the OpenStep property lists that `propertyList()` still reads through it.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Property lists written by Core Foundation (`PropertyListSerialization`, the writer behind
 /// Apple's own files), XML and binary, read back by Sluice's parsers: random trees from a fixed

@@ -1,5 +1,7 @@
 import Foundation
 import Sluice
+import SluiceFormats
+import SluiceReachability
 
 /// An independent reader of the query strings `URLEncoding` writes: parses `a%5Bb%5D%5B%5D=c&…` back
 /// into a parameter tree of strings, for round-trip tests.

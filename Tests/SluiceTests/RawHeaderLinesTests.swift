@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 @Suite("Response headers kept as received lines")
 struct RawHeaderLinesTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// `Reachability`'s publication: debounce in virtual time, repeats skipped, failures, `whenReachable`.
 @Suite struct ReachabilityDebounceTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// `Reachability` against a real kernel: each test makes its own network namespace with a veth
 /// end in it, opens the monitor's socket inside (from a thread that enters the namespace), and

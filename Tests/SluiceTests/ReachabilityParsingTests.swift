@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The netlink parser and request encoder, on bytes captured from a real kernel.
 @Suite struct ReachabilityParsingTests {

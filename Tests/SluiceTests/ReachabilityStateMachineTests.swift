@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The snapshot, its evaluation and the monitor's state machine, fed with captured kernel messages.
 @Suite struct ReachabilityStateMachineTests {

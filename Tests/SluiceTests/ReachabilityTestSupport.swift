@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,8 @@ import SluiceTesting
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 @Suite("Authorization, default headers and curl descriptions")
 struct RequestHeadersTests {

@@ -1,5 +1,7 @@
 import Foundation
 import Sluice
+import SluiceFormats
+import SluiceReachability
 import SluiceTesting
 import Testing
 

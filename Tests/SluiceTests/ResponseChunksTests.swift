@@ -3,6 +3,8 @@ import Synchronization
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Collects what a producer of chunks sends.
 private final class ChunkRecorder: Sendable {
@@ -25,7 +27,10 @@ struct ResponseChunksTests {
         metrics.bytesReceived = 3
         chunks.finish(metrics: metrics)
         #expect(recorder.chunks == [Data("a".utf8), Data("b".utf8), Data("c".utf8)])
-        if case .completed = recorder.terminal {} else { Issue.record("completed, not \(String(describing: recorder.terminal))") }
+        if case .completed = recorder.terminal {
+        } else {
+            Issue.record("completed, not \(String(describing: recorder.terminal))")
+        }
         #expect(chunks.metrics?.bytesReceived == 3)
     }
 
@@ -66,7 +71,9 @@ struct ResponseChunksTests {
         chunks.chunks.start(ChunkRecorder().observer)
         let second = ChunkRecorder()
         chunks.chunks.start(second.observer)
-        if case .failed(let error) = second.terminal { #expect(error.code == .bodyAlreadyRead) } else {
+        if case .failed(let error) = second.terminal {
+            #expect(error.code == .bodyAlreadyRead)
+        } else {
             Issue.record("a second read fails")
         }
     }
@@ -79,7 +86,9 @@ struct ResponseChunksTests {
         chunks.fail(SluiceError(.connectionLost, "reset"))
         chunks.append(Data("late".utf8))
         #expect(recorder.chunks == [Data("x".utf8)])
-        if case .failed(let error) = recorder.terminal { #expect(error.code == .connectionLost) } else {
+        if case .failed(let error) = recorder.terminal {
+            #expect(error.code == .connectionLost)
+        } else {
             Issue.record("failed, got \(String(describing: recorder.terminal))")
         }
     }

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Records how each response it passes on holds its body.
 private final class ContentSpy: Interceptor {

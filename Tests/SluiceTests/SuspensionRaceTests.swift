@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// Suspension decided on two threads at once: whatever the interleaving, a transfer's control ends
 /// up suspended exactly when its owner (a body stream's buffer, a task) says the transfer is. When

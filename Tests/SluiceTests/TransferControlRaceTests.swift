@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import Sluice
+import SluiceFormats
+import SluiceReachability
 import SluiceTesting
 import Testing
 

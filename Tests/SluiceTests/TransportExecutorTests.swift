@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// The thread a request's observer runs on: the transport's loop thread.
 private func loopThread(of client: Client, _ server: MockServer) async throws -> UInt {

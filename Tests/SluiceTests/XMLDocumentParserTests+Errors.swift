@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// A malformed document and the error it must fail with: where (1-based, in characters) and why.
 struct MalformedXML: Sendable, CustomTestStringConvertible {

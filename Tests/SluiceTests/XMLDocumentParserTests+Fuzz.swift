@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// A small deterministic generator (SplitMix64), so a failing input can be found again.
 struct SplitMix64: RandomNumberGenerator {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Sluice
+@testable import SluiceFormats
+@testable import SluiceReachability
 
 /// XML property lists, read by Sluice's own parser: every kind of value, the forms
 /// `PropertyListDecoder` also accepted, and each malformed value with the error that names it.

@@ -45,7 +45,6 @@ public final class Client: Sendable {
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub
     let metricsAggregator: MetricsAggregator
-    let lazyReachability: LazyReachability
     /// The path resolved last and its URL: an application tends to request the same path again
     /// (polling, a list endpoint), and parsing the URL is most of what resolving costs.
     private let lastResolved = Mutex<(path: String, url: URL)?>(nil)
@@ -81,7 +80,6 @@ public final class Client: Sendable {
         self.inFlight = InFlightRequests()
         self.eventHub = TaskEventHub()
         self.metricsAggregator = MetricsAggregator()
-        self.lazyReachability = LazyReachability(host: resolution?.baseURL.host)
     }
 
     init(deriving client: Client, chain: [any Interceptor]) {
@@ -93,7 +91,6 @@ public final class Client: Sendable {
         inFlight = client.inFlight
         eventHub = client.eventHub
         metricsAggregator = client.metricsAggregator
-        lazyReachability = client.lazyReachability
     }
 
     /// The scheduler of the default configuration.

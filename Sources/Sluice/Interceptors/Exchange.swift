@@ -83,10 +83,11 @@ final class Exchange: Sendable {
         // makes two).
         return SignalProducer.serial { [self] downstream, lifetime in
             lastSent.withLock { $0 = request }
-            response.run(into: Observer { [self] event in
-                if case .value = event { responded.store(true, ordering: .relaxed) }
-                downstream.send(event)
-            }, lifetime)
+            response.run(
+                into: Observer { [self] event in
+                    if case .value = event { responded.store(true, ordering: .relaxed) }
+                    downstream.send(event)
+                }, lifetime)
         }
     }
 }

@@ -39,6 +39,11 @@ public struct InterceptorChain: Sendable {
     /// The request as it entered the chain, before any interceptor changed it.
     public var originalRequest: Request { exchange.originalRequest }
 
+    /// Whether a response has arrived in this run of the request (on any attempt or redirect hop):
+    /// after one, the request may have been processed by a server, so it is not safe to send a
+    /// request that is not idempotent again blindly.
+    public var hasReceivedResponse: Bool { exchange.hasReceivedResponse }
+
     /// The scheduler time-based interceptors (retry backoff) wait on.
     public var scheduler: any DateScheduler { exchange.scheduler }
 

@@ -3,7 +3,7 @@
 ///
 /// Dictionary keys are joined with dots; array positions are written `[n]`; a set's elements are
 /// numbered in their sorted order. A value at the root of a JSON array is `[n]` on its own.
-enum ParameterKeyPath {
+package enum ParameterKeyPath {
     /// The path of the dictionary entry `key` below `path`.
     static func appending(key: String, to path: String) -> String {
         path.isEmpty ? key : "\(path).\(key)"
@@ -46,7 +46,7 @@ extension Parameter {
     }
 
     /// The first offending value among `elements`, numbered from `path[0]`.
-    static func firstOffending(
+    package static func firstOffending(
         in elements: [Parameter], at path: String, where isOffending: (Parameter) -> Bool
     ) -> (Parameter, String)? {
         for (index, element) in elements.enumerated() {
@@ -57,7 +57,7 @@ extension Parameter {
     }
 
     /// The first offending value among the entries of `dictionary`, in sorted-key order.
-    static func firstOffending(
+    package static func firstOffending(
         in dictionary: [String: Parameter], at path: String, where isOffending: (Parameter) -> Bool
     ) -> (Parameter, String)? {
         for key in dictionary.keys.sorted() {
@@ -105,7 +105,7 @@ extension Parameter {
     }
 
     /// The elements of a set in the order every encoding writes them: by their encoded query text.
-    static func sortedForEncoding(_ elements: Set<Parameter>) -> [Parameter] {
+    package static func sortedForEncoding(_ elements: Set<Parameter>) -> [Parameter] {
         let serializer = QueryStringSerializer(arrayEncoding: .brackets, boolEncoding: .numeric)
         return elements.map { (element: $0, key: serializer.sortKey(for: $0)) }
             .sorted { $0.key < $1.key }

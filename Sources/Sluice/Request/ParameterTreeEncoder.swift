@@ -162,20 +162,20 @@ final class ParameterTreeEncoder: Encoder {
 }
 
 /// A coding key for array positions and `super`.
-struct ParameterCodingKey: CodingKey {
-    let stringValue: String
-    let intValue: Int?
+package struct ParameterCodingKey: CodingKey {
+    package let stringValue: String
+    package let intValue: Int?
 
-    init(stringValue: String) {
+    package init(stringValue: String) {
         self.stringValue = stringValue
         self.intValue = nil
     }
 
-    init(intValue: Int) {
+    package init(intValue: Int) {
         self.stringValue = "Index \(intValue)"
         self.intValue = intValue
     }
 
     /// The key of `super` entries.
-    static let superKey = ParameterCodingKey(stringValue: "super")
+    package static let superKey = ParameterCodingKey(stringValue: "super")
 }

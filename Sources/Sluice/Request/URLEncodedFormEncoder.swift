@@ -96,7 +96,7 @@ public struct URLEncodedFormEncoder: Sendable {
     }
 
     /// Maps an `EncodingError` to `.invalidParameters` with the coding path as key path.
-    static func sluiceError(for error: EncodingError, encoding: String) -> SluiceError {
+    package static func sluiceError(for error: EncodingError, encoding: String) -> SluiceError {
         switch error {
         case .invalidValue(let value, let context):
             let path = ParameterKeyPath.from(codingPath: context.codingPath)

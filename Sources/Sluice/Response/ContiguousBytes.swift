@@ -4,7 +4,7 @@
 ///
 /// `withContiguousStorageIfAvailable` only rethrows untyped errors, so the parser's typed result
 /// crosses it as a `Result`.
-func withContiguousBytes<Value, Failure: Error>(
+package func withContiguousBytes<Value, Failure: Error>(
     of bytes: some Collection<UInt8>,
     _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Value
 ) throws(Failure) -> Value {

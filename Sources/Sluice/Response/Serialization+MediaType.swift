@@ -2,16 +2,16 @@ import FoundationEssentials
 
 extension Serialization {
     /// A parsed Content-Type: `type/subtype` in lower case, and its parameters (`charset`).
-    struct MediaType: Sendable, Equatable {
+    package struct MediaType: Sendable, Equatable {
         /// The top-level type, e.g. `application`.
-        let type: String
+        package let type: String
         /// The subtype, e.g. `json` or `vnd.api+json`.
-        let subtype: String
+        package let subtype: String
         /// The parameters, names in lower case, values unquoted.
-        let parameters: [String: String]
+        package let parameters: [String: String]
 
         /// Parses `text/plain; charset="utf-8"`; nil when there is no `type/subtype`.
-        init?(_ header: String) {
+        package init?(_ header: String) {
             // ASCII text read from its bytes (see `Serialization+MediaTypeASCII.swift`), any other by characters.
             guard let parsed = Self.parseASCII(header) ?? Self.parseCharacters(header) else { return nil }
             self = parsed
@@ -47,7 +47,7 @@ extension Serialization {
         var essence: String { "\(type)/\(subtype)" }
 
         /// Whether `pattern` (`*/*`, `text/*`, `*/*+json` or an exact type) accepts this type.
-        func matches(_ pattern: String) -> Bool {
+        package func matches(_ pattern: String) -> Bool {
             let pattern = pattern.lowercased()
             if pattern == "*/*" { return true }
             if pattern.hasPrefix("*/*+") { return subtype.hasSuffix(String(pattern.dropFirst(3))) }

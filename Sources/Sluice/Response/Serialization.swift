@@ -37,7 +37,7 @@ public enum Serialization {
     static let previewLength = 64
 
     /// Fails with `.serializationFailed` unless the response's Content-Type, if any, is acceptable.
-    static func checkContentType(_ response: Response, acceptable: [String]) throws(SluiceError) {
+    package static func checkContentType(_ response: Response, acceptable: [String]) throws(SluiceError) {
         guard let header = response.headers["Content-Type"] else { return }
         // The common case, an ASCII header that is acceptable, without strings; the rest is
         // decided, and a refusal explained, by `MediaType`.
@@ -52,7 +52,7 @@ public enum Serialization {
     }
 
     /// A `.serializationFailed` error whose message ends with the first bytes of the body.
-    static func failure(
+    package static func failure(
         _ response: Response,
         _ reason: String,
         keyPath: String? = nil,
@@ -88,17 +88,17 @@ public enum Serialization {
     }
 
     /// Whether the response has no body to read: an empty body, or a status or method that carries none.
-    static func hasEmptyBody(_ response: Response) -> Bool {
+    package static func hasEmptyBody(_ response: Response) -> Bool {
         response.body.isEmpty || hasBodilessStatusOrMethod(response)
     }
 
     /// Whether the status (204, 205, 304) or the method (HEAD) means there is no body.
-    static func hasBodilessStatusOrMethod(_ response: Response) -> Bool {
+    package static func hasBodilessStatusOrMethod(_ response: Response) -> Bool {
         [204, 205, 304].contains(response.status) || response.request.method == .head
     }
 
     /// The response's media type, for messages (`no content-type` when absent).
-    static func contentTypeDescription(_ response: Response) -> String {
+    package static func contentTypeDescription(_ response: Response) -> String {
         response.headers["Content-Type"].flatMap { MediaType($0)?.essence } ?? "no content-type"
     }
 }
