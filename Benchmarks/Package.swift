@@ -64,6 +64,7 @@ let package = Package(
                 "CRawCurl",
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceSignals", package: "Sluice"),
+                .product(name: "SluiceFormats", package: "Sluice"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 "sluice-bench-c", "sluice-bench-sluice", "sluice-bench-urlsession", "sluice-bench-ahc",
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceFormats
 
 /// The property-list workloads: `propertyList()`, which parses XML and binary lists itself,
 /// against `PropertyListDecoder` into `PropertyListObject` (what it did before, trying each

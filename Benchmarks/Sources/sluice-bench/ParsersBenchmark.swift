@@ -1,6 +1,7 @@
 import BenchChild
 import Foundation
 import Sluice
+import SluiceFormats
 
 #if canImport(FoundationXML)
     import FoundationXML
