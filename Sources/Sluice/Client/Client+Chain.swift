@@ -57,7 +57,7 @@ extension Client {
     }
 
     /// One run of `request` through the chain within a subscription: the chain's response goes to
-    /// `downstream` through the client's `RequestRun`, which reports the task's end.
+    /// `downstream` through the exchange, which reports the task's end.
     private func run(
         _ request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?,
         into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime
@@ -66,13 +66,8 @@ extension Client {
         reporter?.report(.resumed)
         let exchange = Exchange(
             request: request, transport: transport, scheduler: configuration.scheduler, mode: mode, control: control,
-            reporter: reporter)
-        let response = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
-        response.run(
-            into: RequestRun(
-                request: request, exchange: exchange, aggregator: metricsAggregator, downstream: downstream,
-                lifetime: lifetime
-            ).observer,
-            lifetime)
+            reporter: reporter, aggregator: metricsAggregator, downstream: downstream, lifetime: lifetime)
+        InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
+            .run(into: exchange.observer, lifetime)
     }
 }

@@ -1,9 +1,10 @@
 import FoundationEssentials
 import Synchronization
 
-/// What one start of a request shares along its chain: the request as the user made it, the
-/// transport at the end, how the body is wanted, where lifecycle events go, and the request last
-/// handed to the transport.
+/// One start of a request: what it shares along its chain (the request as the user made it, the
+/// transport at the end, how the body is wanted, where lifecycle events go, the request last
+/// handed to the transport) and the client's end of the chain, which hands the response to the
+/// caller (see `Exchange+Delivery.swift`). One object per start, for both.
 final class Exchange: Sendable {
     /// How the caller wants the body of the response at the end of the chain.
     enum BodyMode: Sendable {
@@ -20,14 +21,22 @@ final class Exchange: Sendable {
     /// Suspends and resumes the transfer in flight (a task's, a stream's), if any.
     let control: TransferControl?
     let reporter: TaskReporter?
-    /// Tells the reporter of each head and progress (nil when nobody watches).
-    private let monitor: TransferMonitor?
+    let aggregator: MetricsAggregator
+    /// Where the response goes, and the subscription it goes to.
+    let downstream: Observer<Response, SluiceError>
+    let lifetime: Lifetime
     private let lastSent = Mutex<Request?>(nil)
     private let responded = Atomic<Bool>(false)
+    /// The response whose streaming body is still arriving: collected for a caller that wants it
+    /// whole, or handed out already to one that streams it (its task ends with the body).
+    let open = Mutex<Response?>(nil)
+    /// A terminal event went downstream: what the chain sends after it is dropped.
+    let ended = Atomic(false)
 
     init(
         request: Request, transport: any Transport, scheduler: any DateScheduler, mode: BodyMode,
-        control: TransferControl?, reporter: TaskReporter?
+        control: TransferControl?, reporter: TaskReporter?, aggregator: MetricsAggregator,
+        downstream: Observer<Response, SluiceError>, lifetime: Lifetime
     ) {
         originalRequest = request
         self.transport = transport
@@ -35,16 +44,22 @@ final class Exchange: Sendable {
         self.mode = mode
         self.control = control
         self.reporter = reporter
-        monitor = reporter.map(Self.monitor(reporting:))
+        self.aggregator = aggregator
+        self.downstream = downstream
+        self.lifetime = lifetime
     }
 
-    /// A monitor that turns a transfer's head and progress into the task's events.
-    private static func monitor(reporting reporter: TaskReporter) -> TransferMonitor {
-        { event in
+    /// Told of every transfer's head and progress: notes that a response arrived, and reports both
+    /// to the task's observers when somebody watches. (A closure that captures only the exchange
+    /// needs no allocation of its own.)
+    private var monitor: TransferMonitor {
+        { [self] event in
             switch event {
-            case .head(let head): reporter.report(.responseReceived(head))
-            case .uploadProgress(let progress): reporter.report(.uploadProgress(progress))
-            case .downloadProgress(let progress): reporter.report(.downloadProgress(progress))
+            case .head(let head):
+                responded.store(true, ordering: .relaxed)
+                reporter?.report(.responseReceived(head))
+            case .uploadProgress(let progress): reporter?.report(.uploadProgress(progress))
+            case .downloadProgress(let progress): reporter?.report(.downloadProgress(progress))
             case .body, .completed: break
             }
         }
@@ -71,23 +86,15 @@ final class Exchange: Sendable {
         } catch {
             return SignalProducer(error: error)
         }
-        let response: SignalProducer<Response, SluiceError>
+        // Noted when the transfer is made, which is when an interceptor proceeds with it: every
+        // interceptor of Sluice's starts what it proceeds with at once.
+        lastSent.withLock { $0 = request }
         switch mode {
         case .collected:
-            response = transport.response(for: prepared, control: control, monitor: monitor)
+            return transport.response(for: prepared, control: control, monitor: monitor)
         case .streaming(let bufferLimit):
-            response = transport.streamingResponse(
+            return transport.streamingResponse(
                 for: prepared, control: control ?? TransferControl(), monitor: monitor, bufferLimit: bufferLimit)
-        }
-        // The transport's producer runs inside this one's subscription (one closure, where `lift`
-        // makes two).
-        return SignalProducer.serial { [self] downstream, lifetime in
-            lastSent.withLock { $0 = request }
-            response.run(
-                into: Observer { [self] event in
-                    if case .value = event { responded.store(true, ordering: .relaxed) }
-                    downstream.send(event)
-                }, lifetime)
         }
     }
 }

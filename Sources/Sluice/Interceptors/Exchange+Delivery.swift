@@ -1,32 +1,11 @@
 import FoundationEssentials
 import Synchronization
 
-/// The client's end of one run of a request through its chain: hands the chain's response to the
-/// caller, collecting a streaming body first when the caller wants it whole, counts it in the
-/// client's metrics, and reports how the request's task ended (when somebody watches it).
-final class RequestRun: Sendable {
-    private let request: Request
-    private let exchange: Exchange
-    private let aggregator: MetricsAggregator
-    private let downstream: Observer<Response, SluiceError>
-    private let lifetime: Lifetime
-    /// The response whose streaming body is still arriving: collected for a caller that wants it
-    /// whole, or handed out already to one that streams it (its task ends with the body).
-    private let open = Mutex<Response?>(nil)
-    /// A terminal event went downstream: what the chain sends after it is dropped.
-    private let ended = Atomic(false)
+// The client's end of the chain: hands the chain's response to the caller, collecting a streaming
+// body first when the caller wants it whole, counts it in the client's metrics, and reports how the
+// request's task ended (when somebody watches it).
 
-    init(
-        request: Request, exchange: Exchange, aggregator: MetricsAggregator,
-        downstream: Observer<Response, SluiceError>, lifetime: Lifetime
-    ) {
-        self.request = request
-        self.exchange = exchange
-        self.aggregator = aggregator
-        self.downstream = downstream
-        self.lifetime = lifetime
-    }
-
+extension Exchange {
     /// The observer of the chain's response (a closure capturing only the run needs no allocation
     /// of its own).
     var observer: Observer<Response, SluiceError> {
@@ -37,7 +16,7 @@ final class RequestRun: Sendable {
         if ended.load(ordering: .relaxed) { return }
         switch event {
         case .value(let response):
-            switch (response.content, exchange.mode) {
+            switch (response.content, mode) {
             case (.collected, _):
                 deliver(response, completesTask: true)
             case (.streaming, .streaming):
@@ -62,14 +41,14 @@ final class RequestRun: Sendable {
         case .completed:
             // A body still being collected completes the caller's stream itself.
             let streamed = open.withLock { open -> Response? in
-                guard case .streaming = exchange.mode else { return open }
+                guard case .streaming = mode else { return open }
                 defer { open = nil }
                 return open
             }
-            switch exchange.mode {
+            switch mode {
             case .collected where streamed != nil: return
             case .streaming where streamed != nil:
-                exchange.reporter?.complete(TaskCompletion(response: streamed, error: nil))
+                reporter?.complete(TaskCompletion(response: streamed, error: nil))
             default: break
             }
             complete()
@@ -78,7 +57,7 @@ final class RequestRun: Sendable {
 
     private func deliver(_ response: Response, completesTask: Bool) {
         var response = response
-        let reporter = exchange.reporter
+        let reporter = reporter
         if completesTask { response.outcomeObserver = reporter }
         aggregator.record(url: response.request.url, response: response)
         downstream.send(value: response)
@@ -88,15 +67,15 @@ final class RequestRun: Sendable {
     private func fail(_ error: SluiceError) {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
         if open.withLock({ $0 }) == nil {
-            aggregator.record(url: exchange.lastSentRequest?.url ?? request.url, response: nil)
+            aggregator.record(url: lastSentRequest?.url ?? originalRequest.url, response: nil)
         }
-        exchange.reporter?.complete(TaskCompletion(response: nil, error: error))
+        reporter?.complete(TaskCompletion(response: nil, error: error))
         downstream.send(error: error)
     }
 
     private func interrupt() {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
-        exchange.reporter?.cancelled()
+        reporter?.cancelled()
         downstream.sendInterrupted()
     }
 
