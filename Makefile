@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" != "0" ] && command -v sudo >/dev/null && echo sudo)
 FORMAT_PATHS := Package.swift Sources Tests Playground Benchmarks/Package.swift Benchmarks/Sources
 
-.PHONY: deps test demo bench docs strict tsan format lint clean
+.PHONY: deps test demo bench bench-cost docs strict tsan format lint clean
 
 ## Installs libcurl's and zlib's development files, pkg-config, iproute2, nginx and openssl when
 ## they are missing.
@@ -45,6 +45,13 @@ bench: deps
 	rm -f Benchmarks/.build/release.yaml
 	rm -rf Benchmarks/.build/release/sluice_bench*.build Benchmarks/.build/release/BenchChild*.build
 	$(SWIFT) run -c release --package-path Benchmarks sluice-bench all $(ARGS)
+
+## Counts instructions and Swift objects per request under valgrind's callgrind (the cost suite, a
+## few minutes; not part of bench) and writes them to Benchmarks/results/. Built afresh as for bench.
+bench-cost: deps
+	rm -f Benchmarks/.build/release.yaml
+	rm -rf Benchmarks/.build/release/sluice_bench*.build Benchmarks/.build/release/BenchChild*.build
+	$(SWIFT) run -c release --package-path Benchmarks sluice-bench cost $(ARGS)
 
 ## Builds the API documentation with DocC into docs/ (open docs/index.html through a web server).
 docs: deps

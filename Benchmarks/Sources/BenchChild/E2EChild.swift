@@ -24,11 +24,12 @@ public enum E2EChild {
     static func run(
         _ arguments: [String], client: E2EClient, makeContender: (E2EContext) throws -> any E2EContender
     ) -> Int32 {
-        // Only a client the workload lists: the C client with extra headers runs the small requests
-        // only (its bulk transfers would neither send them nor clean up under its own name).
+        // Only a client the workload lists (or one of the cost suite's variants of Sluice): the C
+        // client with extra headers runs the small requests only (its bulk transfers would neither
+        // send them nor clean up under its own name).
         guard arguments.count == 8, let named = E2EClient(rawValue: arguments[0]), named.binary == client,
             let workload = E2EWorkload.allCases.first(where: { $0.key == arguments[1] }),
-            workload.clients.contains(named),
+            (workload.clients + workload.costOnlyClients).contains(named),
             var context = E2EContext(arguments: Array(arguments.dropFirst(2)))
         else {
             note(
@@ -45,15 +46,8 @@ public enum E2EChild {
             return 1
         }
 
-        // Warm-up: connections open, lazy initialization done, allocators primed. Bulk workloads
-        // warm up with a few small GETs, which open the connection the transfer will use.
-        let warmUp: (E2EWorkload, Int)
-        switch workload {
-        case .sequential, .decode, .parallel, .post: warmUp = (workload, max(1, min(context.count / 10, 1_000)))
-        case .download, .upload: warmUp = (.sequential, 16)
-        case .burst: warmUp = (.parallel, max(1, min(context.count / 10, 1_000)))
-        }
-        let warm = contender.run(warmUp.0, count: warmUp.1)
+        let warmUp = Self.warmUp(workload, count: context.count)
+        let warm = contender.run(warmUp.workload, count: warmUp.count)
         if warm.failed > 0 {
             note("e2e: \(named.rawValue) warm-up: \(warm.failed) failed: \(warm.firstFailure ?? "?")")
         }
@@ -74,5 +68,17 @@ public enum E2EChild {
             return 1
         }
         return 0
+    }
+
+    /// The unmeasured run before a measured run of `count` operations of `workload`: connections
+    /// open, lazy initialization done, allocators primed. Bulk workloads warm up with a few small
+    /// GETs, which open the connection the transfer will use. The cost suite counts these requests
+    /// too: it divides a child's whole instruction count by every request the child made.
+    public static func warmUp(_ workload: E2EWorkload, count: Int) -> (workload: E2EWorkload, count: Int) {
+        switch workload {
+        case .sequential, .decode, .parallel, .post: return (workload, max(1, min(count / 10, 1_000)))
+        case .download, .upload: return (.sequential, 16)
+        case .burst: return (.parallel, max(1, min(count / 10, 1_000)))
+        }
     }
 }

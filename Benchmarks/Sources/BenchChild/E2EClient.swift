@@ -15,6 +15,12 @@ public enum E2EClient: String, CaseIterable, Sendable {
     /// libcurl, from the other side than `cWithSluiceHeaders`, and what a client configured this
     /// way gets.
     case sluiceWithoutDefaultHeaders = "sluice_bare"
+    /// Sluice with one interceptor of the user's that changes nothing (`.adapt { $0 }`): what
+    /// leaving the direct route for the interceptor chain costs (the cost suite counts it alone).
+    case sluiceWithAdapter = "sluice_adapt"
+    /// Sluice while something observes the client's `events`: what building every request's task
+    /// events costs (the cost suite counts it alone).
+    case sluiceObserved = "sluice_observed"
     case urlsession
     case ahc
 
@@ -26,18 +32,22 @@ public enum E2EClient: String, CaseIterable, Sendable {
         case .sluice: return "Sluice Client"
         case .sluiceOnTransportExecutor: return "Sluice Client, on its transport's executor"
         case .sluiceWithoutDefaultHeaders: return "Sluice Client, no default headers"
+        case .sluiceWithAdapter: return "Sluice Client, with .adapt { $0 }"
+        case .sluiceObserved: return "Sluice Client, events observed"
         case .urlsession: return "URLSession (FoundationNetworking)"
         case .ahc: return "AsyncHTTPClient 1.37.0"
         }
     }
 
     /// The client whose binary runs this one's measurements: itself, except for the C client with
-    /// Sluice's headers, which is the C client told to send more headers, and Sluice on its
-    /// transport's executor or without default headers, which is Sluice's child told to do so.
+    /// Sluice's headers, which is the C client told to send more headers, and Sluice's variants (on
+    /// its transport's executor, without default headers, with an adapter, observed), which are
+    /// Sluice's child told to run so.
     public var binary: E2EClient {
         switch self {
         case .cWithSluiceHeaders: return .c
-        case .sluiceOnTransportExecutor, .sluiceWithoutDefaultHeaders: return .sluice
+        case .sluiceOnTransportExecutor, .sluiceWithoutDefaultHeaders, .sluiceWithAdapter, .sluiceObserved:
+            return .sluice
         default: return self
         }
     }

@@ -53,4 +53,11 @@ public enum E2EWorkload: String, CaseIterable, Sendable {
         case .burst: return [.c, .sluice]
         }
     }
+
+    /// The clients a child runs this workload for besides `clients`: Sluice's variants that only the
+    /// cost suite measures (`sluice-bench cost`, instructions per request), for what they add to a
+    /// request; the e2e suite's rates leave them out.
+    public var costOnlyClients: [E2EClient] {
+        self == .parallel ? [.sluiceWithAdapter, .sluiceObserved] : []
+    }
 }

@@ -13,24 +13,36 @@ import Sluice
 /// `decode(_:)`), and taken with `await .value` or, to keep many in flight, started with `start`
 /// and counted on completion. As `E2EClient.sluiceOnTransportExecutor`, the awaiting task prefers
 /// the client's task executor; as `E2EClient.sluiceWithoutDefaultHeaders`, the client sends no
-/// default headers and decodes nothing.
+/// default headers and decodes nothing; as `E2EClient.sluiceWithAdapter`, the client has one
+/// interceptor of the user's, which returns each request as it is; as `E2EClient.sluiceObserved`,
+/// something observes the client's `events` for as long as the contender lives.
 final class SluiceContender: E2EContender {
     private let client: Client
     private let context: E2EContext
+    /// The observation of the client's events (`E2EClient.sluiceObserved`).
+    private let observation: (any Disposable)?
 
     init(context: E2EContext) throws {
-        if context.client == .sluiceWithoutDefaultHeaders {
+        switch context.client {
+        case .sluiceWithoutDefaultHeaders:
             // The request head the plain C client sends: no Accept-Encoding, Accept-Language or
             // User-Agent line, and nothing to decode.
             var configuration = Client.Configuration()
             configuration.defaultHeaders = [:]
             configuration.requestOptions.decompress = false
             client = try Client(baseURL: context.baseURL, configuration: configuration)
-        } else {
+        case .sluiceWithAdapter:
+            // An adapter that changes nothing: what it adds is the interceptor chain's own cost.
+            client = try Client(baseURL: context.baseURL, interceptors: [.adapt { $0 }])
+        default:
             client = try Client(baseURL: context.baseURL)
         }
+        // An observer that does nothing with the events: what it adds is the cost of making them.
+        observation = context.client == .sluiceObserved ? client.events.observeValues { _ in } : nil
         self.context = context
     }
+
+    deinit { observation?.dispose() }
 
     func run(_ workload: E2EWorkload, count: Int) -> E2EOutcome {
         let client = self.client

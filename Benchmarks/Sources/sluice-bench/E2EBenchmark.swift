@@ -99,7 +99,7 @@ enum E2EBenchmark: Suite {
 
     /// The header lines Sluice's child adds to every request (`__default-headers`), exactly as it
     /// sends them: its `User-Agent` names its own executable.
-    private static func sluiceDefaultHeaders() throws(BenchmarkFailure) -> [String] {
+    static func sluiceDefaultHeaders() throws(BenchmarkFailure) -> [String] {
         let outcome = try Subprocess.run(Subprocess.child(.sluice), [ChildProgram.defaultHeadersSubcommand])
         let lines = outcome.output.split(separator: "\n").map(String.init)
         guard outcome.status == 0, !lines.isEmpty else {

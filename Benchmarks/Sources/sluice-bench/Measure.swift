@@ -108,6 +108,15 @@ enum JSON {
         }
     }
 
+    /// The value as JSON text with each member of an object on a line of its own, indented by two
+    /// spaces a level: for files kept in git, whose diffs then show figure by figure.
+    func pretty(indent: String = "") -> String {
+        guard case .object(let members) = self, !members.isEmpty else { return rendered }
+        let inner = indent + "  "
+        let lines = members.map { inner + JSON.quoted($0.0) + ": " + $0.1.pretty(indent: inner) }
+        return "{\n" + lines.joined(separator: ",\n") + "\n" + indent + "}"
+    }
+
     /// `text` as a JSON string literal, with quotes, backslashes and control characters escaped.
     private static func quoted(_ text: String) -> String {
         var out = "\""

@@ -49,7 +49,8 @@ struct SuiteReport {
     var text: String
     /// The suite's member of the top-level JSON object.
     var json: JSON
-    /// False when clients disagreed on a checksum (their work was not the same, or was optimized away).
+    /// False when clients disagreed on a checksum (their work was not the same, or was optimized away),
+    /// or a measurement failed.
     var isConsistent: Bool
 }
 
@@ -69,6 +70,10 @@ let suites: [any Suite.Type] = [
     E2EBenchmark.self,
 ]
 
+/// The suites `all` leaves out, run only by name: the cost suite runs the children under valgrind
+/// (two to three minutes here, and valgrind must be installed).
+let separateSuites: [any Suite.Type] = [CostBenchmark.self]
+
 /// The usage text.
 @MainActor
 func usage() -> String {
@@ -80,17 +85,23 @@ func usage() -> String {
         "suites:",
     ]
     lines += suites.map { "  \($0.name)\(String(repeating: " ", count: max(1, 10 - $0.name.count)))\($0.summary)" }
+    lines.append("  all       every suite above, in one process")
+    lines += separateSuites.map {
+        "  \($0.name)\(String(repeating: " ", count: max(1, 10 - $0.name.count)))\($0.summary)"
+    }
     lines += [
-        "  all       every suite above, in one process",
         "",
         "options:",
         "  --json             print exactly one JSON object on standard output (tables go to standard error)",
-        "  --rounds N         measured rounds per client, median reported (default 5; 9 for transport)",
+        "  --rounds N         measured rounds per client, median reported (default 5; 9 for transport, 3 for",
+        "                     cost)",
         "  --events N         events per client per round (default 10000000)",
         "  --subscriptions N  start + dispose cycles per client per round (default 1000000)",
         "  --only KEY         run only the clients whose JSON key contains KEY (to profile one)",
-        "  --requests N       requests per client per round (default 20000; 50000 for events and shapes)",
-        "  --in-flight N      requests in flight in the parallel workloads, transport and e2e suites (default 64)",
+        "  --requests N       requests per client per round (default 20000; 50000 for events and shapes;",
+        "                     cost: the larger of its two runs' counts, default 4000, the smaller a tenth)",
+        "  --in-flight N      requests in flight in the parallel workloads, transport, e2e and cost suites",
+        "                     (default 64)",
         "  --download-mib N   size of the download (and e2e upload) in MiB, transport and e2e suites (default 1024)",
         "  --at-once N        e2e suite: requests started all at once in the burst workload (default 10000)",
         "  --quick            e2e suite: a smoke test of at most 2000 requests, 1000 at once, 64 MiB",
@@ -145,7 +156,7 @@ func parse(_ arguments: [String]) -> (selected: [any Suite.Type], options: Optio
             exit(0)
         case "all": selected = suites
         default:
-            guard let suite = suites.first(where: { $0.name == argument }) else {
+            guard let suite = (suites + separateSuites).first(where: { $0.name == argument }) else {
                 fail("unknown argument '\(argument)'")
             }
             if !selected.contains(where: { $0 == suite }) { selected.append(suite) }
@@ -171,6 +182,8 @@ for suite in selected {
 }
 if options.json { print(JSON.object(members).rendered) }
 if !isConsistent {
-    note("sluice-bench: checksums disagree between clients; the numbers above are not comparable")
+    note(
+        "sluice-bench: checksums disagree between clients, or a measurement failed; the numbers above are not "
+            + "comparable")
     exit(1)
 }
