@@ -105,6 +105,23 @@ struct InterceptorChainTests {
         }
     }
 
+    @Test func aSynchronousAdapterRunsInLineAsTheRequestStarts() throws {
+        let stub = StubTransport(reply: .never)
+        let client = try Client(
+            baseURL: "https://a.example/",
+            interceptors: [
+                .adapt { request in
+                    var request = request
+                    request.headers["X-Adapted"] = "in line"
+                    return request
+                }
+            ], transport: stub)
+        let disposable = client.get("x").start()
+        // No task and no hop: the request reached the transport before `start` returned.
+        #expect(stub.requests.map { $0.headers["X-Adapted"] } == ["in line"])
+        disposable.dispose()
+    }
+
     @Test func anAdapterThatThrowsFailsTheRequestAndNothingIsSent() async throws {
         struct Offline: Error {}
         try await withServer { server, transport in

@@ -1,26 +1,47 @@
 import FoundationEssentials
 
-/// An interceptor made of an async function that adapts each request before it goes on.
+/// An interceptor made of a function that adapts each request before it goes on: a synchronous
+/// one runs in line as the request starts, an async one in a task of its own.
 public struct AdaptInterceptor: Interceptor {
-    let adapt: @Sendable (Request) async throws -> Request
+    private enum Adapter: Sendable {
+        case sync(@Sendable (Request) throws -> Request)
+        case async(@Sendable (Request) async throws -> Request)
+    }
 
-    /// Creates an adapter; an error it throws fails the request (as `.interceptorFailed` unless it
-    /// is a `SluiceError`), and nothing is sent.
+    private let adapter: Adapter
+
+    /// Creates an adapter from an async function (to fetch a signature or a token); an error it
+    /// throws fails the request (as `.interceptorFailed` unless it is a `SluiceError`), and nothing
+    /// is sent.
     public init(_ adapt: @escaping @Sendable (Request) async throws -> Request) {
-        self.adapt = adapt
+        adapter = .async(adapt)
+    }
+
+    /// Creates an adapter from a synchronous function, which runs in line when the request starts:
+    /// no task, no thread hop. An error it throws fails the request as the async one's does.
+    public init(_ adapt: @escaping @Sendable (Request) throws -> Request) {
+        adapter = .sync(adapt)
     }
 
     /// Adapts `request`, then proceeds with the result.
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
-        let adapt = self.adapt
-        return SignalProducer<Request, SluiceError> { () async throws(SluiceError) -> Request in
+        switch adapter {
+        case .sync(let adapt):
             do {
-                return try await adapt(request)
+                return chain.proceed(try adapt(request))
             } catch {
-                throw SluiceError.wrapping(error, as: .interceptorFailed, "An adapter failed")
+                return SignalProducer(error: SluiceError.wrapping(error, as: .interceptorFailed, "An adapter failed"))
             }
+        case .async(let adapt):
+            return SignalProducer<Request, SluiceError> { () async throws(SluiceError) -> Request in
+                do {
+                    return try await adapt(request)
+                } catch {
+                    throw SluiceError.wrapping(error, as: .interceptorFailed, "An adapter failed")
+                }
+            }
+            .flatMap(.concat) { chain.proceed($0) }
         }
-        .flatMap(.concat) { chain.proceed($0) }
     }
 }
 
@@ -59,6 +80,18 @@ extension Interceptor where Self == AdaptInterceptor {
     ///         return request
     ///     }
     public static func adapt(_ adapt: @escaping @Sendable (Request) async throws -> Request) -> AdaptInterceptor {
+        AdaptInterceptor(adapt)
+    }
+
+    /// Adapts every request with a synchronous function, run in line as the request starts (a
+    /// closure without `await` picks this one):
+    ///
+    ///     .adapt { request in
+    ///         var request = request
+    ///         request.headers["X-Request-ID"] = UUID().uuidString
+    ///         return request
+    ///     }
+    public static func adapt(_ adapt: @escaping @Sendable (Request) throws -> Request) -> AdaptInterceptor {
         AdaptInterceptor(adapt)
     }
 }
