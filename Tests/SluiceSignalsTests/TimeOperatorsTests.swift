@@ -104,6 +104,96 @@ private func spin() -> Int {
     return sum
 }
 
+/// A time operator on the test scheduler, for the cases that differ only by operator and values.
+private enum TimeOperator: Sendable {
+    case timeout(Duration)
+    case delay(Duration)
+    case debounce(Duration)
+    case throttle(Duration)
+    case observeOn
+
+    func applied(to signal: Signal<Int, TimeTestError>, on scheduler: TestScheduler) -> Signal<Int, TimeTestError> {
+        switch self {
+        case .timeout(let interval): signal.timeout(after: interval, raising: .timedOut, on: scheduler)
+        case .delay(let interval): signal.delay(interval, on: scheduler)
+        case .debounce(let interval): signal.debounce(interval, on: scheduler)
+        case .throttle(let interval): signal.throttle(interval, on: scheduler)
+        case .observeOn: signal.observe(on: scheduler)
+        }
+    }
+
+    func applied(
+        to producer: SignalProducer<Int, TimeTestError>, on scheduler: TestScheduler
+    ) -> SignalProducer<Int, TimeTestError> {
+        switch self {
+        case .timeout(let interval): producer.timeout(after: interval, raising: .timedOut, on: scheduler)
+        case .delay(let interval): producer.delay(interval, on: scheduler)
+        case .debounce(let interval): producer.debounce(interval, on: scheduler)
+        case .throttle(let interval): producer.throttle(interval, on: scheduler)
+        case .observeOn: producer.observe(on: scheduler)
+        }
+    }
+}
+
+/// A parameterised test's case, shown by its name: what it checks, in a sentence.
+private protocol NamedCase: Sendable, CustomTestStringConvertible {
+    var name: String { get }
+}
+
+extension NamedCase {
+    var testDescription: String { name }
+}
+
+/// A signal through `timing` sends `sends`, the clock advances by `advance`, and `terminal`
+/// arrives: `expected` is what the observer gets, at once.
+private struct TerminalCase: NamedCase {
+    let name: String
+    let timing: TimeOperator
+    let sends: [Int]
+    let advance: Duration
+    let terminal: Event<Int, TimeTestError>
+    let expected: [Stamped]
+}
+
+/// A producer that sends `values` and never ends, through `timing`, disposed of at 0.5 s:
+/// `expected` is what the observer gets.
+private struct ProducerDisposalCase: NamedCase {
+    let name: String
+    let timing: TimeOperator
+    let values: [Int]
+    let expected: [Stamped]
+}
+
+/// A signal's observation through `timing` gets `sends` (then the clock advances by `advance`, if
+/// any) and is disposed of; `then` is sent after, and the clock advances by `settle`: the observer
+/// has had `expected` as values.
+private struct ObservationDisposalCase: NamedCase {
+    let name: String
+    let timing: TimeOperator
+    let sends: [Int]
+    let advance: Duration?
+    let then: Int
+    let settle: Duration
+    let expected: [Int]
+}
+
+/// A producer of 1, 2, 3 (sent at once, then completed) through `timing`: `expected` is what the
+/// observer gets.
+private struct ProducerCase: NamedCase {
+    let name: String
+    let timing: TimeOperator
+    let expected: [Stamped]
+}
+
+/// A signal through `timing` sends each of `steps`' values, the clock advancing after each by its
+/// duration, and then completes: `expected` is what the observer gets.
+private struct CompletionCase: NamedCase {
+    let name: String
+    let timing: TimeOperator
+    let steps: [(value: Int, advance: Duration)]
+    let expected: [Stamped]
+}
+
 @Suite("Time operators")
 struct TimeOperatorsTests {
     // MARK: timeout
@@ -137,33 +227,6 @@ struct TimeOperatorsTests {
         #expect(scheduler.pendingCount == 0)
         scheduler.advance(by: .seconds(5))
         #expect(recorder.stamped == [at(1, .value(7)), at(1, .completed)])
-    }
-
-    @Test func timeoutForwardsAnUpstreamFailureAndCancelsItsTimer() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        signal.timeout(after: .seconds(2), raising: .timedOut, on: scheduler).observe(recorder.observer)
-        scheduler.advance(by: .seconds(1))
-        input.send(error: .boom)
-        #expect(recorder.stamped == [at(1, .failed(.boom))])
-        #expect(scheduler.pendingCount == 0)
-    }
-
-    @Test func disposingATimedOutProducerCancelsTheTimer() {
-        let scheduler = TestScheduler()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let ended = TimeTestCounter()
-        let disposable = openProducer([], ended: ended)
-            .timeout(after: .seconds(2), raising: .timedOut, on: scheduler)
-            .start(recorder.observer)
-        scheduler.advance(by: .milliseconds(500))
-        disposable.dispose()
-        #expect(recorder.stamped == [at(0.5, .interrupted)])
-        #expect(ended.value == 1)
-        #expect(scheduler.pendingCount == 0)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.stamped == [at(0.5, .interrupted)])
     }
 
     @Test func timeoutOnASignalCountsFromEachObservation() {
@@ -218,20 +281,6 @@ struct TimeOperatorsTests {
         #expect(recorder.stamped == [at(1, .value(1)), at(1.25, .failed(.boom))])
     }
 
-    @Test func delayForwardsInterruptionAtOnceAndDropsWaitingEvents() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        signal.delay(.seconds(2), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        scheduler.advance(by: .seconds(1))
-        input.sendInterrupted()
-        #expect(recorder.stamped == [at(1, .interrupted)])
-        #expect(scheduler.pendingCount == 0)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.stamped == [at(1, .interrupted)])
-    }
-
     @Test func delayKeepsOneTimerHowEverManyEventsWait() {
         let scheduler = TestScheduler()
         let (signal, input) = Signal<Int, TimeTestError>.pipe()
@@ -261,37 +310,6 @@ struct TimeOperatorsTests {
         #expect(scheduler.pendingCount == 0)
     }
 
-    @Test func disposingADelayedProducerCancelsWaitingEvents() {
-        let scheduler = TestScheduler()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let ended = TimeTestCounter()
-        let disposable = openProducer([1, 2], ended: ended)
-            .delay(.seconds(1), on: scheduler)
-            .start(recorder.observer)
-        scheduler.advance(by: .milliseconds(500))
-        disposable.dispose()
-        #expect(recorder.stamped == [at(0.5, .interrupted)])
-        #expect(ended.value == 1)
-        #expect(scheduler.pendingCount == 0)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.stamped == [at(0.5, .interrupted)])
-    }
-
-    @Test func disposingADelayedSignalObservationDeliversNoMoreValues() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let observation = signal.delay(.seconds(1), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        scheduler.advance(by: .milliseconds(500))
-        observation?.dispose()
-        input.send(value: 2)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.values.isEmpty)
-        #expect(recorder.events.filter(\.isTerminating).count <= 1)
-        #expect(scheduler.pendingCount == 0)
-    }
-
     // MARK: debounce
 
     @Test func debounceSendsTheLatestValueAfterAQuietInterval() {
@@ -313,85 +331,6 @@ struct TimeOperatorsTests {
         input.send(value: 4)
         scheduler.advance(by: .seconds(5))
         #expect(recorder.stamped == [at(1.75, .value(3)), at(4, .value(4))])
-        #expect(scheduler.pendingCount == 0)
-    }
-
-    @Test func debounceSendsTheWaitingValueThenCompletes() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        signal.debounce(.seconds(1), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        scheduler.advance(by: .milliseconds(500))
-        input.sendCompleted()
-        #expect(recorder.stamped == [at(0.5, .value(1)), at(0.5, .completed)])
-        #expect(scheduler.pendingCount == 0)
-    }
-
-    @Test func debounceCompletesWithoutAValueWhenNoneIsWaiting() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        signal.debounce(.seconds(1), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        scheduler.advance(by: .seconds(2))
-        input.sendCompleted()
-        #expect(recorder.stamped == [at(1, .value(1)), at(2, .completed)])
-    }
-
-    @Test func debounceForwardsFailureAndInterruptionAtOnceDroppingTheWaitingValue() {
-        for terminal in [Event<Int, TimeTestError>.failed(.boom), .interrupted] {
-            let scheduler = TestScheduler()
-            let (signal, input) = Signal<Int, TimeTestError>.pipe()
-            let recorder = TimeTestRecorder(clock: scheduler)
-            signal.debounce(.seconds(1), on: scheduler).observe(recorder.observer)
-            input.send(value: 1)
-            scheduler.advance(by: .milliseconds(500))
-            input.send(terminal)
-            #expect(recorder.stamped == [at(0.5, terminal)])
-            #expect(scheduler.pendingCount == 0)
-            scheduler.advance(by: .seconds(5))
-            #expect(recorder.stamped == [at(0.5, terminal)])
-        }
-    }
-
-    @Test func debounceOfAProducerKeepsTheLastValue() {
-        let scheduler = TestScheduler()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        SignalProducer<Int, TimeTestError>(values: [1, 2, 3])
-            .debounce(.seconds(1), on: scheduler)
-            .start(recorder.observer)
-        #expect(recorder.stamped == [at(0, .value(3)), at(0, .completed)])
-        #expect(scheduler.pendingCount == 0)
-    }
-
-    @Test func disposingADebouncedProducerCancelsTheWaitingValue() {
-        let scheduler = TestScheduler()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let ended = TimeTestCounter()
-        let disposable = openProducer([1], ended: ended)
-            .debounce(.seconds(1), on: scheduler)
-            .start(recorder.observer)
-        #expect(scheduler.pendingCount == 1)
-        scheduler.advance(by: .milliseconds(500))
-        disposable.dispose()
-        #expect(recorder.stamped == [at(0.5, .interrupted)])
-        #expect(ended.value == 1)
-        #expect(scheduler.pendingCount == 0)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.stamped == [at(0.5, .interrupted)])
-    }
-
-    @Test func disposingADebouncedSignalObservationDeliversNoMoreValues() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let observation = signal.debounce(.seconds(1), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        observation?.dispose()
-        input.send(value: 2)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.values.isEmpty)
         #expect(scheduler.pendingCount == 0)
     }
 
@@ -425,76 +364,6 @@ struct TimeOperatorsTests {
             recorder.stamped == [
                 at(0, .value(1)), at(1, .value(3)), at(2, .value(4)), at(3.5, .value(5)), at(4.5, .value(6)),
             ])
-        #expect(scheduler.pendingCount == 0)
-    }
-
-    @Test func throttleSendsTheHeldValueThenCompletes() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        signal.throttle(.seconds(1), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        scheduler.advance(by: .milliseconds(250))
-        input.send(value: 2)
-        scheduler.advance(by: .milliseconds(250))
-        input.sendCompleted()
-        #expect(recorder.stamped == [at(0, .value(1)), at(0.5, .value(2)), at(0.5, .completed)])
-        #expect(scheduler.pendingCount == 0)
-    }
-
-    @Test func throttleForwardsAFailureAtOnceDroppingTheHeldValue() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        signal.throttle(.seconds(1), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        input.send(value: 2)
-        scheduler.advance(by: .milliseconds(500))
-        input.send(error: .boom)
-        #expect(recorder.stamped == [at(0, .value(1)), at(0.5, .failed(.boom))])
-        #expect(scheduler.pendingCount == 0)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.stamped == [at(0, .value(1)), at(0.5, .failed(.boom))])
-    }
-
-    @Test func throttleOfAProducerSendsTheFirstAndTheLastValue() {
-        let scheduler = TestScheduler()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        SignalProducer<Int, TimeTestError>(values: [1, 2, 3])
-            .throttle(.seconds(1), on: scheduler)
-            .start(recorder.observer)
-        #expect(recorder.stamped == [at(0, .value(1)), at(0, .value(3)), at(0, .completed)])
-        #expect(scheduler.pendingCount == 0)
-    }
-
-    @Test func disposingAThrottledProducerCancelsTheHeldValue() {
-        let scheduler = TestScheduler()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let ended = TimeTestCounter()
-        let disposable = openProducer([1, 2], ended: ended)
-            .throttle(.seconds(1), on: scheduler)
-            .start(recorder.observer)
-        #expect(scheduler.pendingCount == 1)
-        scheduler.advance(by: .milliseconds(500))
-        disposable.dispose()
-        #expect(recorder.stamped == [at(0, .value(1)), at(0.5, .interrupted)])
-        #expect(ended.value == 1)
-        #expect(scheduler.pendingCount == 0)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.stamped == [at(0, .value(1)), at(0.5, .interrupted)])
-    }
-
-    @Test func disposingAThrottledSignalObservationDeliversNoMoreValues() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let observation = signal.throttle(.seconds(1), on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        input.send(value: 2)
-        observation?.dispose()
-        input.send(value: 3)
-        scheduler.advance(by: .seconds(5))
-        #expect(recorder.values == [1])
         #expect(scheduler.pendingCount == 0)
     }
 
@@ -541,19 +410,6 @@ struct TimeOperatorsTests {
         #expect(scheduler.pendingCount == 0)
         scheduler.advance(by: .seconds(1))
         #expect(recorder.events == [.interrupted])
-    }
-
-    @Test func disposingASignalObservedOnASchedulerDeliversNoMoreValues() {
-        let scheduler = TestScheduler()
-        let (signal, input) = Signal<Int, TimeTestError>.pipe()
-        let recorder = TimeTestRecorder(clock: scheduler)
-        let observation = signal.observe(on: scheduler).observe(recorder.observer)
-        input.send(value: 1)
-        observation?.dispose()
-        input.send(value: 2)
-        scheduler.advance()
-        #expect(recorder.values.isEmpty)
-        #expect(scheduler.pendingCount == 0)
     }
 
     @Test func observeOnAConcurrentQueueKeepsTheOrderAndNeverOverlaps() {
@@ -605,6 +461,143 @@ struct TimeOperatorsTests {
         #expect(recorder.events.last == .completed)
         #expect(recorder.events.filter(\.isTerminating).count == 1)
         #expect(probe.maximumSeen == 1)
+    }
+
+    // MARK: every timer operator alike
+
+    @Test(arguments: [
+        TerminalCase(
+            name: "timeout forwards an upstream failure and cancels its timer", timing: .timeout(.seconds(2)),
+            sends: [], advance: .seconds(1), terminal: .failed(.boom), expected: [at(1, .failed(.boom))]),
+        TerminalCase(
+            name: "delay forwards an interruption at once and drops waiting events", timing: .delay(.seconds(2)),
+            sends: [1], advance: .seconds(1), terminal: .interrupted, expected: [at(1, .interrupted)]),
+        TerminalCase(
+            name: "debounce forwards a failure at once, dropping the waiting value", timing: .debounce(.seconds(1)),
+            sends: [1], advance: .milliseconds(500), terminal: .failed(.boom), expected: [at(0.5, .failed(.boom))]),
+        TerminalCase(
+            name: "debounce forwards an interruption at once, dropping the waiting value",
+            timing: .debounce(.seconds(1)), sends: [1], advance: .milliseconds(500), terminal: .interrupted,
+            expected: [at(0.5, .interrupted)]),
+        TerminalCase(
+            name: "throttle forwards a failure at once, dropping the held value", timing: .throttle(.seconds(1)),
+            sends: [1, 2], advance: .milliseconds(500), terminal: .failed(.boom),
+            expected: [at(0, .value(1)), at(0.5, .failed(.boom))]),
+    ])
+    private func anUpstreamTerminalEventPassesAtOnceAndCancelsTheTimer(_ test: TerminalCase) {
+        let scheduler = TestScheduler()
+        let (signal, input) = Signal<Int, TimeTestError>.pipe()
+        let recorder = TimeTestRecorder(clock: scheduler)
+        test.timing.applied(to: signal, on: scheduler).observe(recorder.observer)
+        for value in test.sends { input.send(value: value) }
+        scheduler.advance(by: test.advance)
+        input.send(test.terminal)
+        #expect(recorder.stamped == test.expected)
+        #expect(scheduler.pendingCount == 0)
+        scheduler.advance(by: .seconds(5))
+        #expect(recorder.stamped == test.expected)
+    }
+
+    @Test(arguments: [
+        ProducerDisposalCase(
+            name: "disposing a timed-out producer cancels the timer", timing: .timeout(.seconds(2)), values: [],
+            expected: [at(0.5, .interrupted)]),
+        ProducerDisposalCase(
+            name: "disposing a delayed producer cancels waiting events", timing: .delay(.seconds(1)), values: [1, 2],
+            expected: [at(0.5, .interrupted)]),
+        ProducerDisposalCase(
+            name: "disposing a debounced producer cancels the waiting value", timing: .debounce(.seconds(1)),
+            values: [1], expected: [at(0.5, .interrupted)]),
+        ProducerDisposalCase(
+            name: "disposing a throttled producer cancels the held value", timing: .throttle(.seconds(1)),
+            values: [1, 2], expected: [at(0, .value(1)), at(0.5, .interrupted)]),
+    ])
+    private func disposingATimedProducerInterruptsItsWorkAndCancelsTheTimer(_ test: ProducerDisposalCase) {
+        let scheduler = TestScheduler()
+        let recorder = TimeTestRecorder(clock: scheduler)
+        let ended = TimeTestCounter()
+        let disposable = test.timing.applied(to: openProducer(test.values, ended: ended), on: scheduler)
+            .start(recorder.observer)
+        #expect(scheduler.pendingCount == 1)
+        scheduler.advance(by: .milliseconds(500))
+        disposable.dispose()
+        #expect(recorder.stamped == test.expected)
+        #expect(ended.value == 1)
+        #expect(scheduler.pendingCount == 0)
+        scheduler.advance(by: .seconds(5))
+        #expect(recorder.stamped == test.expected)
+    }
+
+    @Test(arguments: [
+        ObservationDisposalCase(
+            name: "disposing a delayed signal's observation", timing: .delay(.seconds(1)), sends: [1],
+            advance: .milliseconds(500), then: 2, settle: .seconds(5), expected: []),
+        ObservationDisposalCase(
+            name: "disposing a debounced signal's observation", timing: .debounce(.seconds(1)), sends: [1],
+            advance: nil, then: 2, settle: .seconds(5), expected: []),
+        ObservationDisposalCase(
+            name: "disposing a throttled signal's observation", timing: .throttle(.seconds(1)), sends: [1, 2],
+            advance: nil, then: 3, settle: .seconds(5), expected: [1]),
+        ObservationDisposalCase(
+            name: "disposing the observation of a signal observed on a scheduler", timing: .observeOn, sends: [1],
+            advance: nil, then: 2, settle: .zero, expected: []),
+    ])
+    private func disposingAnObservationDeliversNoMoreValues(_ test: ObservationDisposalCase) {
+        let scheduler = TestScheduler()
+        let (signal, input) = Signal<Int, TimeTestError>.pipe()
+        let recorder = TimeTestRecorder(clock: scheduler)
+        let observation = test.timing.applied(to: signal, on: scheduler).observe(recorder.observer)
+        for value in test.sends { input.send(value: value) }
+        if let advance = test.advance { scheduler.advance(by: advance) }
+        observation?.dispose()
+        input.send(value: test.then)
+        scheduler.advance(by: test.settle)
+        #expect(recorder.values == test.expected)
+        #expect(recorder.events.filter(\.isTerminating).count <= 1)
+        #expect(scheduler.pendingCount == 0)
+    }
+
+    @Test(arguments: [
+        ProducerCase(
+            name: "debounce of a producer keeps the last value", timing: .debounce(.seconds(1)),
+            expected: [at(0, .value(3)), at(0, .completed)]),
+        ProducerCase(
+            name: "throttle of a producer sends the first and the last value", timing: .throttle(.seconds(1)),
+            expected: [at(0, .value(1)), at(0, .value(3)), at(0, .completed)]),
+    ])
+    private func aProducerThatSendsEverythingAtOnce(_ test: ProducerCase) {
+        let scheduler = TestScheduler()
+        let recorder = TimeTestRecorder(clock: scheduler)
+        test.timing.applied(to: SignalProducer<Int, TimeTestError>(values: [1, 2, 3]), on: scheduler)
+            .start(recorder.observer)
+        #expect(recorder.stamped == test.expected)
+        #expect(scheduler.pendingCount == 0)
+    }
+
+    @Test(arguments: [
+        CompletionCase(
+            name: "debounce sends the waiting value, then completes", timing: .debounce(.seconds(1)),
+            steps: [(1, .milliseconds(500))], expected: [at(0.5, .value(1)), at(0.5, .completed)]),
+        CompletionCase(
+            name: "debounce completes without a value when none is waiting", timing: .debounce(.seconds(1)),
+            steps: [(1, .seconds(2))], expected: [at(1, .value(1)), at(2, .completed)]),
+        CompletionCase(
+            name: "throttle sends the held value, then completes", timing: .throttle(.seconds(1)),
+            steps: [(1, .milliseconds(250)), (2, .milliseconds(250))],
+            expected: [at(0, .value(1)), at(0.5, .value(2)), at(0.5, .completed)]),
+    ])
+    private func completionSendsWhatWaitsThenCompletes(_ test: CompletionCase) {
+        let scheduler = TestScheduler()
+        let (signal, input) = Signal<Int, TimeTestError>.pipe()
+        let recorder = TimeTestRecorder(clock: scheduler)
+        test.timing.applied(to: signal, on: scheduler).observe(recorder.observer)
+        for (value, advance) in test.steps {
+            input.send(value: value)
+            scheduler.advance(by: advance)
+        }
+        input.sendCompleted()
+        #expect(recorder.stamped == test.expected)
+        #expect(scheduler.pendingCount == 0)
     }
 
     // MARK: real timers racing upstream

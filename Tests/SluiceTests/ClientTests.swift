@@ -78,46 +78,46 @@ struct ClientTests {
     }
 
     @Test func nothingIsSentUntilStartedAndEachStartSendsAgain() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let producer = client.get("echo")
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(server.recordedRequests.isEmpty)
-        _ = try await producer.value
-        _ = try await producer.value
-        #expect(server.recordedRequests.count == 2)
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let producer = client.get("echo")
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(server.recordedRequests.isEmpty)
+            _ = try await producer.value
+            _ = try await producer.value
+            #expect(server.recordedRequests.count == 2)
+        }
     }
 
     @Test func verbsCarryParametersWhereTheyBelong() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let parameters: Parameters = ["user": ["name": "Zoë", "tags": ["a", "b"]], "page": 2]
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let parameters: Parameters = ["user": ["name": "Zoë", "tags": ["a", "b"]], "page": 2]
 
-        let get = try JSONDecoder().decode(
-            EchoReply.self, from: try await client.get("echo", parameters: parameters).value.body)
-        #expect(get.method == "GET")
-        #expect(get.queryItems["page"] == ["2"])
-        #expect(get.queryItems["user[name]"] == ["Zoë"])
-        #expect(get.queryItems["user[tags][]"] == ["a", "b"])
+            let get = try JSONDecoder().decode(
+                EchoReply.self, from: try await client.get("echo", parameters: parameters).value.body)
+            #expect(get.method == "GET")
+            #expect(get.queryItems["page"] == ["2"])
+            #expect(get.queryItems["user[name]"] == ["Zoë"])
+            #expect(get.queryItems["user[tags][]"] == ["a", "b"])
 
-        for method in [HTTPMethod.head, .delete] {
-            _ = try await client.request(method, "echo", parameters: ["q": "x"]).value
-            #expect(server.recordedRequests.last?.queryItems["q"] == ["x"])
-        }
+            for method in [HTTPMethod.head, .delete] {
+                _ = try await client.request(method, "echo", parameters: ["q": "x"]).value
+                #expect(server.recordedRequests.last?.queryItems["q"] == ["x"])
+            }
 
-        let post = try await client.post("echo", parameters: parameters).value
-        let recorded = try #require(server.recordedRequests.last)
-        #expect(post.status == 200)
-        #expect(recorded.method == "POST")
-        #expect(recorded.query == nil)
-        #expect(recorded.headers["Content-Type"] == "application/x-www-form-urlencoded")
-        #expect(recorded.bodyText?.contains("user%5Bname%5D=Zo%C3%AB") == true)
+            let post = try await client.post("echo", parameters: parameters).value
+            let recorded = try #require(server.recordedRequests.last)
+            #expect(post.status == 200)
+            #expect(recorded.method == "POST")
+            #expect(recorded.query == nil)
+            #expect(recorded.headers["Content-Type"] == "application/x-www-form-urlencoded")
+            #expect(recorded.bodyText?.contains("user%5Bname%5D=Zo%C3%AB") == true)
 
-        for method in [HTTPMethod.put, .patch] {
-            _ = try await client.request(method, "echo", parameters: ["q": "x"]).value
-            #expect(server.recordedRequests.last?.bodyText == "q=x")
+            for method in [HTTPMethod.put, .patch] {
+                _ = try await client.request(method, "echo", parameters: ["q": "x"]).value
+                #expect(server.recordedRequests.last?.bodyText == "q=x")
+            }
         }
     }
 
@@ -126,68 +126,68 @@ struct ClientTests {
             let name: String
             let age: Int
         }
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        _ = try await client.post("echo", json: NewUser(name: "Ada", age: 36)).value
-        var recorded = try #require(server.recordedRequests.last)
-        #expect(recorded.headers["Content-Type"] == "application/json")
-        #expect(try JSONDecoder().decode(NewUser.self, from: recorded.body) == NewUser(name: "Ada", age: 36))
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            _ = try await client.post("echo", json: NewUser(name: "Ada", age: 36)).value
+            var recorded = try #require(server.recordedRequests.last)
+            #expect(recorded.headers["Content-Type"] == "application/json")
+            #expect(try JSONDecoder().decode(NewUser.self, from: recorded.body) == NewUser(name: "Ada", age: 36))
 
-        _ = try await client.post("echo", form: NewUser(name: "Ada", age: 36)).value
-        recorded = try #require(server.recordedRequests.last)
-        #expect(recorded.headers["Content-Type"] == "application/x-www-form-urlencoded")
-        #expect(recorded.bodyText == "age=36&name=Ada")
+            _ = try await client.post("echo", form: NewUser(name: "Ada", age: 36)).value
+            recorded = try #require(server.recordedRequests.last)
+            #expect(recorded.headers["Content-Type"] == "application/x-www-form-urlencoded")
+            #expect(recorded.bodyText == "age=36&name=Ada")
+        }
     }
 
     @Test func defaultHeadersAreSentAndRequestHeadersWin() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        var configuration = Client.Configuration()
-        configuration.defaultHeaders["X-Team"] = "core"
-        configuration.defaultHeaders["X-Remove"] = "soon"
-        configuration.defaultHeaders["X-Remove"] = nil
-        let client = try Client(
-            baseURL: server.baseURL.absoluteString, configuration: configuration, transport: CurlTransport())
-        _ = try await client.get("echo", headers: ["X-Team": "override"]).value
-        let recorded = try #require(server.recordedRequests.last)
-        #expect(recorded.headers.values(for: "X-Team") == ["override"])
-        #expect(!recorded.headers.contains("X-Remove"))
-        #expect(recorded.headers["User-Agent"]?.contains("Sluice/") == true)
-        #expect(recorded.headers["Accept-Language"] != nil)
-        #expect(recorded.headers["Accept-Encoding"]?.contains("gzip") == true)
+        try await withServer { server, transport in
+            var configuration = Client.Configuration()
+            configuration.defaultHeaders["X-Team"] = "core"
+            configuration.defaultHeaders["X-Remove"] = "soon"
+            configuration.defaultHeaders["X-Remove"] = nil
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            _ = try await client.get("echo", headers: ["X-Team": "override"]).value
+            let recorded = try #require(server.recordedRequests.last)
+            #expect(recorded.headers.values(for: "X-Team") == ["override"])
+            #expect(!recorded.headers.contains("X-Remove"))
+            #expect(recorded.headers["User-Agent"]?.contains("Sluice/") == true)
+            #expect(recorded.headers["Accept-Language"] != nil)
+            #expect(recorded.headers["Accept-Encoding"]?.contains("gzip") == true)
+        }
     }
 
     @Test func headerInjectionIsRefusedAndNothingIsSent() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        do {
-            _ = try await client.get("echo", headers: ["X-Evil": "a\r\nX-Injected: 1"]).value
-            Issue.record("expected a failure")
-        } catch {
-            #expect(error.code == .invalidHeader)
-        }
-        #expect(server.recordedRequests.isEmpty)
-    }
-
-    @Test func injectionInTheDefaultHeadersIsRefusedToo() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        var configuration = Client.Configuration()
-        configuration.defaultHeaders.add(name: "X-Evil", value: "a\r\nX-Injected: 1")
-        let client = try Client(
-            baseURL: server.baseURL.absoluteString, configuration: configuration, transport: CurlTransport())
-        // Taken as they are (the request brings no headers), and merged with the request's own.
-        for headers: HTTPHeaders in [[:], ["X-Mine": "1"]] {
-            do {
-                _ = try await client.get("echo", headers: headers).value
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            do throws(SluiceError) {
+                _ = try await client.get("echo", headers: ["X-Evil": "a\r\nX-Injected: 1"]).value
                 Issue.record("expected a failure")
             } catch {
                 #expect(error.code == .invalidHeader)
             }
+            #expect(server.recordedRequests.isEmpty)
         }
-        #expect(server.recordedRequests.isEmpty)
+    }
+
+    @Test func injectionInTheDefaultHeadersIsRefusedToo() async throws {
+        try await withServer { server, transport in
+            var configuration = Client.Configuration()
+            configuration.defaultHeaders.add(name: "X-Evil", value: "a\r\nX-Injected: 1")
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            // Taken as they are (the request brings no headers), and merged with the request's own.
+            for headers: HTTPHeaders in [[:], ["X-Mine": "1"]] {
+                do throws(SluiceError) {
+                    _ = try await client.get("echo", headers: headers).value
+                    Issue.record("expected a failure")
+                } catch {
+                    #expect(error.code == .invalidHeader)
+                }
+            }
+            #expect(server.recordedRequests.isEmpty)
+        }
     }
 
     @Test func defaultHeadersCheckedOnceAreCheckedAgainWhenChanged() throws {
@@ -203,59 +203,59 @@ struct ClientTests {
     }
 
     @Test func cancelAllInterruptsMatchingRequestsOnly() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let slow = EventRecorder()
-        let other = EventRecorder()
-        client.get(server.url(for: .delay(.seconds(5))).absoluteString).start(slow.observer)
-        client.post(server.url(for: .delay(.milliseconds(300))).absoluteString).start(other.observer)
-        #expect(await slow.wait { _ in client.inFlightCount == 2 })
-        let cancelled = client.cancelAll(method: .get, path: server.url(for: .delay(.seconds(5))).path)
-        #expect(cancelled == 1)
-        #expect(await slow.wait { $0.terminal != nil })
-        #expect(slow.terminal?.isInterrupted == true)
-        #expect(await other.wait { $0.terminal != nil })
-        #expect(other.terminal?.isCompleted == true)
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let slow = EventRecorder()
+            let other = EventRecorder()
+            client.get(server.url(for: .delay(.seconds(5))).absoluteString).start(slow.observer)
+            client.post(server.url(for: .delay(.milliseconds(300))).absoluteString).start(other.observer)
+            try await eventually("both requests are in flight") { client.inFlightCount == 2 }
+            let cancelled = client.cancelAll(method: .get, path: server.url(for: .delay(.seconds(5))).path)
+            #expect(cancelled == 1)
+            try await eventually("the slow request ends") { slow.terminal != nil }
+            #expect(slow.terminal?.isInterrupted == true)
+            try await eventually("the other request ends") { other.terminal != nil }
+            #expect(other.terminal?.isCompleted == true)
 
-        client.get(server.url(for: .delay(.seconds(5))).absoluteString).start(slow.reset())
-        #expect(await slow.wait { _ in client.inFlightCount == 1 })
-        #expect(client.cancelAll() == 1)
-        #expect(await slow.wait { $0.terminal != nil })
-        #expect(slow.terminal?.isInterrupted == true)
-        #expect(client.inFlightCount == 0)
+            client.get(server.url(for: .delay(.seconds(5))).absoluteString).start(slow.reset())
+            try await eventually("the new slow request is in flight") { client.inFlightCount == 1 }
+            #expect(client.cancelAll() == 1)
+            try await eventually("the new slow request ends") { slow.terminal != nil }
+            #expect(slow.terminal?.isInterrupted == true)
+            #expect(client.inFlightCount == 0)
+        }
     }
 
     @Test func batchesRunWithALimitReportProgressAndKeepOrder() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let requests = (0..<10).map { i in
-            i == 3
-                ? client.get("status/500").attemptMap { response throws(SluiceError) in
-                    throw SluiceError(.transportFailure, "status \(response.status)")
-                } : client.get("bytes/\(i + 1)")
-        }
-        var progress: [Int] = []
-        var results: [Result<Response, SluiceError>] = []
-        for await event in client.batch(requests, maxConcurrent: 3).values {
-            switch event {
-            case .progress(let finished, let total):
-                #expect(total == 10)
-                progress.append(finished)
-            case .finished(let all): results = all
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let requests = (0..<10).map { i in
+                i == 3
+                    ? client.get("status/500").attemptMap { response throws(SluiceError) in
+                        throw SluiceError(.transportFailure, "status \(response.status)")
+                    } : client.get("bytes/\(i + 1)")
             }
-        }
-        #expect(progress == Array(1...10))
-        #expect(results.count == 10)
-        for (i, result) in results.enumerated() {
-            if i == 3 {
-                #expect((try? result.get()) == nil)
-            } else {
-                #expect(try result.get().body.count == i + 1)
+            var progress: [Int] = []
+            var results: [Result<Response, SluiceError>] = []
+            for await event in client.batch(requests, maxConcurrent: 3).values {
+                switch event {
+                case .progress(let finished, let total):
+                    #expect(total == 10)
+                    progress.append(finished)
+                case .finished(let all): results = all
+                }
             }
+            #expect(progress == Array(1...10))
+            #expect(results.count == 10)
+            for (i, result) in results.enumerated() {
+                if i == 3 {
+                    #expect((try? result.get()) == nil)
+                } else {
+                    #expect(try result.get().body.count == i + 1)
+                }
+            }
+            #expect(server.connectionCount <= 3)
         }
-        #expect(server.connectionCount <= 3)
     }
 }
 
@@ -271,57 +271,49 @@ final class EventRecorder: Sendable {
         events.withLock { $0 = [] }
         return observer
     }
-
-    func wait(seconds: Double = 10, until condition: (EventRecorder) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if condition(self) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition(self)
-    }
 }
 
 @Suite("Client uploads")
 struct ClientUploadTests {
     @Test func multipartUploadsPutParametersFirstAndStreamFiles() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-\(UUID()).png")
-        try MockServer.deterministicBytes(count: 200_000).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let response = try await client.upload(
-            multipartFormData: { form in form.append(fileURL: file, name: "avatar") },
-            to: "echo", parameters: ["user": ["id": 42]]
-        ).value
-        #expect(response.status == 200)
-        let recorded = try #require(server.recordedRequests.last)
-        let contentType = try #require(recorded.headers["Content-Type"])
-        #expect(contentType.hasPrefix("multipart/form-data; boundary="))
-        let text = String(decoding: recorded.body, as: UTF8.self)
-        let field = try #require(text.range(of: "name=\"user[id]\""))
-        let part = try #require(text.range(of: "name=\"avatar\"; filename=\"\(file.lastPathComponent)\""))
-        #expect(field.lowerBound < part.lowerBound)
-        #expect(text.contains("Content-Type: image/png"))
-        #expect(recorded.bodyLength > 200_000)
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-\(UUID()).png")
+            try MockServer.deterministicBytes(count: 200_000).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let response = try await client.upload(
+                multipartFormData: { form in form.append(fileURL: file, name: "avatar") },
+                to: "echo", parameters: ["user": ["id": 42]]
+            ).value
+            #expect(response.status == 200)
+            let recorded = try #require(server.recordedRequests.last)
+            let contentType = try #require(recorded.headers["Content-Type"])
+            #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+            let text = String(decoding: recorded.body, as: UTF8.self)
+            let field = try #require(text.range(of: "name=\"user[id]\""))
+            let part = try #require(text.range(of: "name=\"avatar\"; filename=\"\(file.lastPathComponent)\""))
+            #expect(field.lowerBound < part.lowerBound)
+            #expect(text.contains("Content-Type: image/png"))
+            #expect(recorded.bodyLength > 200_000)
+        }
     }
 
     @Test func aMissingFileFailsBeforeAnythingIsSent() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        do {
-            _ = try await client.upload(
-                multipartFormData: { form in form.append(fileURL: URL(fileURLWithPath: "/nonexistent.bin"), name: "f")
-                },
-                to: "echo"
-            ).value
-            Issue.record("expected a failure")
-        } catch {
-            #expect(error.code == .multipartEncoding)
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            do throws(SluiceError) {
+                _ = try await client.upload(
+                    multipartFormData: { form in
+                        form.append(fileURL: URL(fileURLWithPath: "/nonexistent.bin"), name: "f")
+                    },
+                    to: "echo"
+                ).value
+                Issue.record("expected a failure")
+            } catch {
+                #expect(error.code == .multipartEncoding)
+            }
+            #expect(server.recordedRequests.isEmpty)
         }
-        #expect(server.recordedRequests.isEmpty)
     }
 }
 

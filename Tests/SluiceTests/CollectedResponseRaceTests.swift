@@ -21,7 +21,9 @@ struct CollectedResponseRaceTests {
             let recorder = ResponseEventLog()
             let disposable = transport.response(for: request).start(recorder.observer)
             // The server has the request and is dripping its body.
-            #expect(await eventually { server.recordedRequests.contains { $0.path.hasPrefix("/drip") } })
+            try await eventually("the server has the request") {
+                server.recordedRequests.contains { $0.path.hasPrefix("/drip") }
+            }
             try await Task.sleep(for: .milliseconds(200))
             disposable.dispose()
             #expect(recorder.events.count == 1)
@@ -62,9 +64,8 @@ struct CollectedResponseRaceTests {
                 }
                 // A loop that won the race may still be delivering as the disposal returns (slowly,
                 // under the thread sanitizer): the stream is read once it has ended.
-                let deadline = ContinuousClock.now + .seconds(5)
-                while recorder.terminal == nil && ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(1))
+                try await eventually("round \(round): the stream ends", timeout: .seconds(5)) {
+                    recorder.terminal != nil
                 }
                 let events = recorder.events
                 let kinds = events.map(ResponseEventLog.kind)

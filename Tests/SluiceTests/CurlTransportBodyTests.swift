@@ -109,7 +109,7 @@ struct CurlTransportBodyTests {
             let request = try Request(method: .post, url: server.url(for: .echo), body: .data(Self.kilobyte)).prepared()
             let recorder = TransferRecorder()
             transport.transfer(request).start(recorder.observer)
-            #expect(await recorder.wait { $0.terminal != nil })
+            try await eventually("the transfer ends") { recorder.terminal != nil }
             let events = recorder.events
             let uploads = recorder.uploadProgress
             #expect(uploads.map(\.completed) == [1_024])
@@ -196,7 +196,7 @@ struct CurlTransportBodyTests {
         let transport = CurlTransport()
         let recorder = TransferRecorder()
         transport.transfer(request).start(recorder.observer)
-        #expect(await recorder.wait { $0.terminal != nil })
+        try await eventually("the transfer ends") { recorder.terminal != nil }
         let uploads = recorder.uploadProgress.map(\.completed)
         #expect(server.requests.allSatisfy { $0.body.isEmpty })
         #expect(uploads.allSatisfy { $0 == 0 }, "\(uploads)")

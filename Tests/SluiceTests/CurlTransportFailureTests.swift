@@ -111,10 +111,10 @@ struct CurlTransportFailureTests {
             ).prepared()
             let recorder = TransferRecorder()
             let disposable = transport.transfer(request).start(recorder.observer)
-            #expect(await recorder.wait { $0.bodyBytes > 0 })
+            try await eventually("the first body bytes arrive") { recorder.bodyBytes > 0 }
             disposable.dispose()
             // The loop thread may be delivering a chunk right now; `interrupted` follows it.
-            #expect(await recorder.wait { $0.terminal != nil })
+            try await eventually("the transfer ends") { recorder.terminal != nil }
             let countAtCancel = recorder.events.count
             #expect(recorder.terminal?.isInterrupted == true)
             try await Task.sleep(for: .milliseconds(300))
@@ -144,7 +144,7 @@ struct CurlTransportFailureTests {
                     }
                     record.send(event)
                 })
-            #expect(await recorder.wait(seconds: 30) { $0.bodyBytes > 0 })
+            try await eventually("the first body bytes arrive", timeout: .seconds(30)) { recorder.bodyBytes > 0 }
             // The loop handles commands in order: a request sent after the suspension is answered
             // only once the pause is in effect, so no byte arrives after this count.
             try await loopHasHandledEarlierCommands(transport, server)
@@ -158,7 +158,7 @@ struct CurlTransportFailureTests {
             #expect(recorder.bodyBytes == bytesWhenSuspended)
             #expect(recorder.terminal == nil, "\(String(describing: recorder.terminal))")
             control.resume()
-            #expect(await recorder.wait(seconds: 30) { $0.terminal != nil })
+            try await eventually("the transfer ends", timeout: .seconds(30)) { recorder.terminal != nil }
             #expect(recorder.bodyBytes == size)
             #expect(recorder.terminal?.isCompleted == true, "\(String(describing: recorder.terminal))")
         }
@@ -228,7 +228,7 @@ struct CurlTransportHandleReuseTests {
             ).prepared()
             let recorder = TransferRecorder()
             let disposable = transport.transfer(request, control: control).start(recorder.observer)
-            #expect(await recorder.wait { $0.bodyBytes > 0 })
+            try await eventually("the first body bytes arrive") { recorder.bodyBytes > 0 }
             control.suspend()
             try await Task.sleep(for: .milliseconds(50))
             disposable.dispose()

@@ -89,7 +89,7 @@ struct HTTP2OverTLSTests {
         let transport = CurlTransport()
         let recorder = TransferRecorder()
         transport.transfer(request).start(recorder.observer)
-        #expect(await recorder.wait { $0.terminal != nil })
+        try await eventually("the transfer ends") { recorder.terminal != nil }
         let heads = recorder.heads
         #expect(heads.count == 1, "\(heads)")
         #expect(heads.first?.status == 200)

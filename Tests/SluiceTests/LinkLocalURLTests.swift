@@ -28,20 +28,19 @@ struct LinkLocalURLTests {
         let local = try #require(LinkLocalAddress.first)
         let server = try LinkLocalServer(address: local)
         defer { server.stop() }
-        let other = try await MockServer.start()
-        let transport = CurlTransport()
-        // One handle: a URL without a zone id (parsed URL attached), two with it (text only),
-        // and one without again (parsed URL attached again).
-        _ = try await transport.send(other.url(for: .echo))
-        let url = try #require(URL(string: "http://[\(local.text)%25\(local.interface)]:\(server.port)/zone"))
-        for _ in 0..<2 {
-            let response = try await transport.send(url)
-            #expect(response.status == 200)
-            #expect(response.body == Data("ok".utf8))
+        try await withServer { other, transport in
+            // One handle: a URL without a zone id (parsed URL attached), two with it (text only),
+            // and one without again (parsed URL attached again).
+            _ = try await transport.send(other.url(for: .echo))
+            let url = try #require(URL(string: "http://[\(local.text)%25\(local.interface)]:\(server.port)/zone"))
+            for _ in 0..<2 {
+                let response = try await transport.send(url)
+                #expect(response.status == 200)
+                #expect(response.body == Data("ok".utf8))
+            }
+            _ = try await transport.send(other.url(for: .bytes(1)))
+            #expect(other.recordedRequests.map(\.target) == ["/echo", "/bytes/1"])
         }
-        _ = try await transport.send(other.url(for: .bytes(1)))
-        #expect(other.recordedRequests.map(\.target) == ["/echo", "/bytes/1"])
-        try await other.shutdown()
         #expect(server.requestCount == 2)
     }
 }

@@ -68,9 +68,7 @@ struct LoggingInterceptorTests {
     }
 
     @Test func failuresAreLoggedAsWarnings() async throws {
-        let server = try await MockServer.start()
-        let base = server.baseURL
-        try await server.shutdown()
+        let base = try await withServer { server in server.baseURL }
         let (logger, lines) = capture(level: .info)
         let client = try Client(
             baseURL: base.absoluteString, interceptors: [.logging(logger)], transport: CurlTransport())

@@ -11,7 +11,7 @@ struct MockServerTests {
     // MARK: Plain routes, through URLSession
 
     @Test func echoDescribesTheRequest() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             var request = URLRequest(
                 url: server.url(
                     for: .echo, query: [URLQueryItem(name: "a", value: "1 2"), URLQueryItem(name: "a", value: "&")]))
@@ -44,7 +44,7 @@ struct MockServerTests {
     }
 
     @Test func echoKeepsHeaderOrderAndRepeats() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let sent = [("X-Zeta", "1"), ("X-Alpha", "2"), ("X-Zeta", "3")]
             let raw = try await RawSocket.exchange(port: server.port, path: server.url(for: .echo), headers: sent)
             let echo = try JSONDecoder().decode(EchoReply.self, from: raw.response.body)
@@ -56,7 +56,7 @@ struct MockServerTests {
     }
 
     @Test func statusRoutesReplyWithTheCode() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let (teapot, response) = try await URLSession.shared.data(from: server.url(for: .status(418)))
             #expect((response as? HTTPURLResponse)?.statusCode == 418)
             #expect(String(decoding: teapot, as: UTF8.self) == #"{"status":418}"#)
@@ -69,7 +69,7 @@ struct MockServerTests {
     }
 
     @Test func bytesAreDeterministicWithAChecksum() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             for count in [0, 1, 251, 100_000] {
                 let (data, response) = try await URLSession.shared.data(from: server.url(for: .bytes(count)))
                 let http = try #require(response as? HTTPURLResponse)
@@ -96,7 +96,7 @@ struct MockServerTests {
     }
 
     @Test func largeBodiesStreamWithBackpressure() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let count = 64 << 20
             let result = try await RawSocket.exchange(
                 port: server.port, path: server.url(for: .bytes(count)), streamChecksum: true)
@@ -113,7 +113,7 @@ struct MockServerTests {
     }
 
     @Test func delayAndDripTakeTheirTime() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let clock = ContinuousClock()
             let start = clock.now
             let (data, _) = try await URLSession.shared.data(from: server.url(for: .delay(.milliseconds(150))))
@@ -130,7 +130,7 @@ struct MockServerTests {
     }
 
     @Test func chunkedBodiesUseChunkedFraming() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let raw = try await RawSocket.exchange(
                 port: server.port, path: server.url(for: .chunked(chunks: ["hello ", "chunked", " world"])))
             #expect(raw.response.header("Transfer-Encoding") == "chunked")
@@ -148,7 +148,7 @@ struct MockServerTests {
     }
 
     @Test func gzipBodiesDecodeToWhatTheChecksumSays() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let raw = try await RawSocket.exchange(port: server.port, path: server.url(for: .gzip(bytes: 300_000)))
             #expect(raw.response.header("Content-Encoding") == "gzip")
             #expect(raw.response.body.prefix(2) == Data([0x1f, 0x8b]))
@@ -172,7 +172,7 @@ struct MockServerTests {
     // MARK: Redirects, auth, cookies, headers
 
     @Test func redirectsPointWhereAsked() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let target = server.url(for: .echo)
             let raw = try await RawSocket.exchange(
                 port: server.port, path: server.url(for: .redirect(status: 307, to: target)))
@@ -193,7 +193,7 @@ struct MockServerTests {
     }
 
     @Test func basicAndBearerAuthChallengeUntilTheCredentialsMatch() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let basic = server.url(for: .basicAuth(user: "ada", password: "p@ss/word"))
             let denied = try await RawSocket.exchange(port: server.port, path: basic)
             #expect(denied.response.status == 401)
@@ -223,7 +223,7 @@ struct MockServerTests {
     }
 
     @Test func cookiesAreEchoedAndSet() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let echoed = try await RawSocket.exchange(
                 port: server.port, path: server.url(for: .cookies), headers: [("Cookie", "a=1; b=two")])
             let json = try #require(try JSONSerialization.jsonObject(with: echoed.response.body) as? [String: Any])
@@ -237,7 +237,7 @@ struct MockServerTests {
     }
 
     @Test func responseHeadersComeBackInOrder() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let fields = [("X-B", "2"), ("X-A", "1"), ("X-B", "3"), ("Content-Type", "text/x-odd")]
             let raw = try await RawSocket.exchange(port: server.port, path: server.url(for: .responseHeaders(fields)))
             #expect(raw.response.status == 200)
@@ -248,7 +248,7 @@ struct MockServerTests {
     }
 
     @Test func rangesHonourRangeAndIfRange() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let url = server.url(for: .range(bytes: 1000))
             let whole = try await RawSocket.exchange(port: server.port, path: url)
             #expect(whole.response.status == 200)
@@ -281,7 +281,7 @@ struct MockServerTests {
     }
 
     @Test func flakyFailsThenSucceeds() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let url = server.url(for: .flaky(key: "job", failures: 2, status: 503, retryAfter: "1"))
             var statuses: [Int] = []
             var retryAfters: [String?] = []
@@ -301,7 +301,7 @@ struct MockServerTests {
     }
 
     @Test func scriptsAnswerInOrderThenRepeatTheLast() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             server.script(
                 "users/42",
                 .json(#"{"id":42}"#, status: 201),
@@ -325,7 +325,7 @@ struct MockServerTests {
     // MARK: Faults, through a raw socket
 
     @Test func faultsBreakTheConnectionAsDescribed() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let before = try await RawSocket.exchange(
                 port: server.port, path: server.url(for: .fault(.closeBeforeHeaders)))
             #expect(before.raw.isEmpty)
@@ -364,7 +364,7 @@ struct MockServerTests {
     }
 
     @Test func endlessBodyKeepsGoingUntilTheClientLeaves() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let socket = try RawSocket(port: server.port)
             try socket.send(RawSocket.request(path: server.url(for: .fault(.endlessBody))))
             let received = try await socket.readUntil { $0.count >= 4 << 20 }
@@ -379,7 +379,7 @@ struct MockServerTests {
     }
 
     @Test func neverRespondReadsTheRequestAndStaysSilent() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let socket = try RawSocket(port: server.port)
             defer { socket.close() }
             try socket.send(
@@ -394,7 +394,7 @@ struct MockServerTests {
     // MARK: Connections, recording, limits
 
     @Test func keepAlivePipeliningAndConnectionClose() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let socket = try RawSocket(port: server.port)
             defer { socket.close() }
             // Two requests in one write (pipelined), the second asking to close.
@@ -424,7 +424,7 @@ struct MockServerTests {
     }
 
     @Test func expectContinueIsAnswered() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let socket = try RawSocket(port: server.port)
             defer { socket.close() }
             let url = server.url(for: .echo)
@@ -443,7 +443,7 @@ struct MockServerTests {
     }
 
     @Test func bodiesBeyondTheRecordingLimitKeepLengthAndChecksum() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let length = MockServer.recordedBodyLimit + 1000
             let socket = try RawSocket(port: server.port)
             defer { socket.close() }
@@ -465,7 +465,7 @@ struct MockServerTests {
     }
 
     @Test func aThousandRequestsWithAHundredInFlight() async throws {
-        try await withMockServer { server in
+        try await withServer { server in
             let configuration = URLSessionConfiguration.ephemeral
             configuration.httpMaximumConnectionsPerHost = 100
             let session = URLSession(configuration: configuration)
@@ -507,8 +507,8 @@ struct MockServerTests {
     // MARK: Lifecycle
 
     @Test func twoServersRunSideBySide() async throws {
-        try await withMockServer { first in
-            try await withMockServer { second in
+        try await withServer { first in
+            try await withServer { second in
                 #expect(first.port != second.port)
                 #expect(first.baseURL.absoluteString == "http://127.0.0.1:\(first.port)/")
                 _ = try await URLSession.shared.data(from: first.url(for: .echo))
@@ -521,25 +521,26 @@ struct MockServerTests {
     }
 
     @Test func shutdownClosesEverythingAndIsIdempotent() async throws {
-        let server = try await MockServer.start()
-        // Connections that are busy forever must not hold shutdown up.
-        let silent = try RawSocket(port: server.port)
-        try silent.send(RawSocket.request(path: server.url(for: .fault(.neverRespond))))
-        let endless = try RawSocket(port: server.port)
-        try endless.send(RawSocket.request(path: server.url(for: .fault(.endlessBody))))
-        _ = try await endless.readUntil { $0.count > 100_000 }
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await server.shutdown()
-        try await server.shutdown()
-        // Only a hang detector: shutdown must not wait for busy connections to finish (they never
-        // would). Not a timing claim, so the bound is generous enough for a loaded CI machine.
-        #expect(clock.now - start < .seconds(60))
-        let afterwards = try await silent.readUntil { _ in false }
-        #expect(afterwards.end != .timeout)
-        silent.close()
-        endless.close()
-        #expect(throws: (any Error).self) { try RawSocket(port: server.port) }
+        try await withServer { server in
+            // Connections that are busy forever must not hold shutdown up.
+            let silent = try RawSocket(port: server.port)
+            try silent.send(RawSocket.request(path: server.url(for: .fault(.neverRespond))))
+            let endless = try RawSocket(port: server.port)
+            try endless.send(RawSocket.request(path: server.url(for: .fault(.endlessBody))))
+            _ = try await endless.readUntil { $0.count > 100_000 }
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await server.shutdown()
+            try await server.shutdown()
+            // Only a hang detector: shutdown must not wait for busy connections to finish (they never
+            // would). Not a timing claim, so the bound is generous enough for a loaded CI machine.
+            #expect(clock.now - start < .seconds(60))
+            let afterwards = try await silent.readUntil { _ in false }
+            #expect(afterwards.end != .timeout)
+            silent.close()
+            endless.close()
+            #expect(throws: (any Error).self) { try RawSocket(port: server.port) }
+        }
     }
 
     @Test func aForgottenServerStopsItself() async throws {
@@ -550,28 +551,12 @@ struct MockServerTests {
             _ = try await URLSession.shared.data(from: server.url(for: .echo))
         }
         // Dropping the last reference shuts the server down in the background.
-        var refused = false
-        for _ in 0..<100 where !refused {
-            if (try? RawSocket(port: port)) == nil {
-                refused = true
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+        try await eventually("the forgotten server refuses connections", timeout: .seconds(2)) {
+            guard let socket = try? RawSocket(port: port) else { return true }
+            socket.close()
+            return false
         }
-        #expect(refused)
     }
-}
-
-/// Runs `body` with a fresh server, shutting it down afterwards whatever happens.
-private func withMockServer(_ body: (MockServer) async throws -> Void) async throws {
-    let server = try await MockServer.start()
-    do {
-        try await body(server)
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
-    try await server.shutdown()
 }
 
 // MARK: - A raw loopback client

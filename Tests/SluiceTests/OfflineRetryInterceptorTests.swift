@@ -10,10 +10,7 @@ import Testing
 struct OfflineRetryInterceptorTests {
     /// A port on 127.0.0.1 where nothing listens (yet).
     func freePort() async throws -> Int {
-        let probe = try await MockServer.start()
-        let port = probe.baseURL.port!
-        try await probe.shutdown()
-        return port
+        try await withServer { probe in probe.baseURL.port! }
     }
 
     @Test func aRequestThatFailedOfflineIsSentAgainWhenTheNetworkReturns() async throws {
@@ -32,15 +29,15 @@ struct OfflineRetryInterceptorTests {
         #expect(result.withLock { $0 } == nil, "held while the network is down")
 
         // The network comes back: the server is there now, and reachability says so.
-        let server = try await MockServer.start(port: port)
-        defer { Task { try? await server.shutdown() } }
-        status.value = .reachable(via: .loopback)
-        try await eventually("the retried request completes") { result.withLock { $0 } != nil }
-        let response = try #require(try result.withLock { $0 }?.get())
-        #expect(response.status == 200)
-        #expect(server.requests(to: "/echo").count == 1)
-        #expect(log.retries.count == 1)
-        if case .error(let error) = log.retries.first?.reason { #expect(error.code == .cannotConnect) }
+        try await withServer(port: port) { server in
+            status.value = .reachable(via: .loopback)
+            try await eventually("the retried request completes") { result.withLock { $0 } != nil }
+            let response = try #require(try result.withLock { $0 }?.get())
+            #expect(response.status == 200)
+            #expect(server.requests(to: "/echo").count == 1)
+            #expect(log.retries.count == 1)
+            if case .error(let error) = log.retries.first?.reason { #expect(error.code == .cannotConnect) }
+        }
     }
 
     @Test func whenTheNetworkIsReachableTheErrorIsPassedOnAtOnce() async throws {

@@ -55,8 +55,7 @@ private func result(of producer: SignalProducer<Response, SluiceError>) async ->
 @Suite("One path for every request")
 struct OnePathTests {
     @Test func everyOutcomeIsTheSameWithAnInterceptorOrAnObserver() async throws {
-        try await withServer { server, transport in
-            let other = try await MockServer.start()
+        try await withServers { server, other, transport in
             let direct = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             let handedOver = try Client(
                 baseURL: server.baseURL.absoluteString, interceptors: [PassingOn()], transport: transport)
@@ -103,7 +102,6 @@ struct OnePathTests {
             #expect(counts(direct) == counts(handedOver))
             #expect(counts(direct) == counts(buffered))
             #expect(watched.withLock { $0 } > 0, "the observed client reported its tasks' events")
-            try await other.shutdown()
         }
     }
 
@@ -123,8 +121,7 @@ struct OnePathTests {
     }
 
     @Test func aSecretDefaultHeaderStaysOnTheOriginAcrossARedirect() async throws {
-        try await withServer { server, transport in
-            let other = try await MockServer.start()
+        try await withServers { server, other, transport in
             var configuration = Client.Configuration()
             configuration.defaultHeaders["Authorization"] = "Bearer default-secret"
             let client = try Client(
@@ -136,7 +133,6 @@ struct OnePathTests {
             let received = try #require(other.requests(to: "/echo").first)
             #expect(received.headers["Authorization"] == nil, "a secret default must not reach another origin")
             #expect(received.headers["User-Agent"] == DefaultHeaders.userAgent)
-            try await other.shutdown()
         }
     }
 
@@ -161,9 +157,8 @@ struct OnePathTests {
             let slow = server.url(for: .delay(.seconds(5)))
             let events = Mutex<[Event<Response, SluiceError>]>([])
             let disposable = client.get(slow.absoluteString).start { event in events.withLock { $0.append(event) } }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while server.requests(to: .delay(.seconds(5))).isEmpty && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
+            try await eventually("the first hop reaches the server", timeout: .seconds(5)) {
+                !server.requests(to: .delay(.seconds(5))).isEmpty
             }
             disposable.dispose()
             try await Task.sleep(for: .milliseconds(300))

@@ -27,15 +27,12 @@ struct ProxyEnvironmentTests {
 
     @Test func aChosenProxyIsUsedUnlessTheEnvironmentIsAskedFor() async throws {
         Self.loopbackBypassesProxies
-        let proxy = try await MockServer.start()
-        let origin = try await MockServer.start()
-        do {
+        try await withServers { proxy, origin, transport in
             var chosen = RequestOptions()
             chosen.proxy = proxy.baseURL.absoluteString
             var withEnvironment = chosen
             withEnvironment.proxyFromEnvironment = true
             // One transport, so that a pooled handle goes from one setting to the other and back.
-            let transport = CurlTransport()
             for options in [chosen, withEnvironment, chosen, withEnvironment] {
                 let response = try await transport.send(origin.url(for: .echo), options: options)
                 #expect(response.status == 200)
@@ -45,12 +42,6 @@ struct ProxyEnvironmentTests {
                 proxy.recordedRequests.map(\.target)
                     == Array(repeating: origin.url(for: .echo).absoluteString, count: 2))
             #expect(origin.recordedRequests.map(\.target) == ["/echo", "/echo"])
-        } catch {
-            try? await proxy.shutdown()
-            try? await origin.shutdown()
-            throw error
         }
-        try await proxy.shutdown()
-        try await origin.shutdown()
     }
 }

@@ -19,9 +19,10 @@ struct ReachabilityNamespaceTests {
     /// Waits (at most ten seconds) until `property` has `expected`; records an issue if it never does.
     private func waitFor<Value: Equatable & Sendable>(
         _ property: Property<Value>, _ expected: Value, sourceLocation: SourceLocation = #_sourceLocation
-    ) async {
-        let reached = await eventually { property.value == expected }
-        #expect(reached, "still \(property.value), expected \(expected)", sourceLocation: sourceLocation)
+    ) async throws {
+        try await eventually("\(expected), still \(property.value)", sourceLocation: sourceLocation) {
+            property.value == expected
+        }
     }
 
     @Test func defaultRouteFollowsTheKernel() async throws {
@@ -33,34 +34,34 @@ struct ReachabilityNamespaceTests {
         let ethernet = ReachabilityStatus.reachable(via: .ethernet)
 
         // The veth end arrives down, without address or route.
-        await waitFor(reachability.status, .unreachable)
+        try await waitFor(reachability.status, .unreachable)
         #expect(reachability.failure == nil)
 
         try namespace.run("link", "set", namespace.interface, "up")
         try namespace.run("addr", "add", "10.77.0.2/24", "dev", namespace.interface)
         try namespace.run("route", "add", "default", "via", "10.77.0.1")
-        await waitFor(reachability.status, ethernet)
+        try await waitFor(reachability.status, ethernet)
         #expect(reachability.path.value.interface?.name == namespace.interface)
 
         try namespace.run("addr", "del", "10.77.0.2/24", "dev", namespace.interface)
-        await waitFor(reachability.status, .unreachable)
+        try await waitFor(reachability.status, .unreachable)
 
         try namespace.run("addr", "add", "10.77.0.2/24", "dev", namespace.interface)
         try namespace.run("route", "replace", "default", "via", "10.77.0.1")
-        await waitFor(reachability.status, ethernet)
+        try await waitFor(reachability.status, ethernet)
 
         try namespace.run("route", "del", "default")
-        await waitFor(reachability.status, .unreachable)
+        try await waitFor(reachability.status, .unreachable)
 
         try namespace.run("route", "add", "default", "via", "10.77.0.1")
-        await waitFor(reachability.status, ethernet)
+        try await waitFor(reachability.status, ethernet)
 
         try namespace.run("link", "set", namespace.interface, "down")
-        await waitFor(reachability.status, .unreachable)
+        try await waitFor(reachability.status, .unreachable)
 
         try namespace.run("link", "set", namespace.interface, "up")
         try namespace.run("route", "replace", "default", "via", "10.77.0.1")
-        await waitFor(reachability.status, ethernet)
+        try await waitFor(reachability.status, ethernet)
 
         // One change per step, nothing in between (the recorder may have come after the first status).
         #expect(
@@ -83,28 +84,28 @@ struct ReachabilityNamespaceTests {
         let loopback = watch("127.0.0.1")
         let ethernet = ReachabilityStatus.reachable(via: .ethernet)
 
-        await waitFor(neighbour.status, .unreachable)
-        await waitFor(faraway.status, .unreachable)
+        try await waitFor(neighbour.status, .unreachable)
+        try await waitFor(faraway.status, .unreachable)
         #expect(loopback.status.value == .reachable(via: .loopback))
 
         // An address on the link: the neighbour has a route (the connected one), the far host not yet.
         try namespace.run("link", "set", namespace.interface, "up")
         try namespace.run("addr", "add", "10.77.0.2/24", "dev", namespace.interface)
-        await waitFor(neighbour.status, ethernet)
+        try await waitFor(neighbour.status, ethernet)
         #expect(neighbour.path.value.interface?.name == namespace.interface)
-        await waitFor(ownAddress.status, .reachable(via: .loopback))
+        try await waitFor(ownAddress.status, .reachable(via: .loopback))
         #expect(faraway.status.value == .unreachable)
 
         try namespace.run("route", "add", "default", "via", "10.77.0.1")
-        await waitFor(faraway.status, ethernet)
+        try await waitFor(faraway.status, ethernet)
 
         // A more specific route that refuses: the kernel's answer wins over the default route.
         try namespace.run("route", "add", "unreachable", "192.0.2.0/24")
-        await waitFor(faraway.status, .unreachable)
+        try await waitFor(faraway.status, .unreachable)
         #expect(neighbour.status.value == ethernet)
 
         try namespace.run("link", "set", namespace.interface, "down")
-        await waitFor(neighbour.status, .unreachable)
+        try await waitFor(neighbour.status, .unreachable)
         #expect(monitor.socketsOpened == 1)
     }
 
@@ -124,19 +125,19 @@ struct ReachabilityNamespaceTests {
             }
             for await watcher in group { watchers.append(watcher) }
         }
-        for watcher in watchers { await waitFor(watcher.status, .unreachable) }
+        for watcher in watchers { try await waitFor(watcher.status, .unreachable) }
         #expect(monitor.socketsOpened == 1)
         #expect(monitor.isRunning)
 
         watchers.removeAll()
-        #expect(await eventually { !monitor.isRunning })
+        try await eventually("the monitor stops with its last observer") { !monitor.isRunning }
 
         // A new observer opens a new socket, and sees the current state at once.
         try namespace.run("link", "set", namespace.interface, "up")
         try namespace.run("addr", "add", "10.77.0.2/24", "dev", namespace.interface)
         try namespace.run("route", "add", "default", "via", "10.77.0.1")
         let late = Reachability(host: nil, monitor: monitor, debounce: Self.settle, scheduler: nil)
-        await waitFor(late.status, .reachable(via: .ethernet))
+        try await waitFor(late.status, .reachable(via: .ethernet))
         #expect(monitor.socketsOpened == 2)
     }
 }
@@ -144,10 +145,9 @@ struct ReachabilityNamespaceTests {
 /// The shared instance, on the machine's own network: whatever the network is, the first look at
 /// the kernel's tables ends `unknown` (or says why it could not).
 @Suite struct ReachabilitySharedTests {
-    @Test func theSharedInstanceReadsTheKernel() async {
+    @Test func theSharedInstanceReadsTheKernel() async throws {
         let shared = Reachability.shared
-        let settled = await eventually { shared.status.value != .unknown || shared.failure != nil }
-        #expect(settled, "no status and no failure after ten seconds")
+        try await eventually("a status or a failure") { shared.status.value != .unknown || shared.failure != nil }
         if let failure = shared.failure {
             #expect(failure.code == .reachabilityUnavailable)
         }

@@ -112,16 +112,6 @@ final class ReachabilityRecorder<Value: Sendable & Equatable>: Sendable {
     deinit { observation?.dispose() }
 }
 
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// Messages from `bytes` with every header's sequence number set to `sequence`.
 func resequenced(_ bytes: [UInt8], to sequence: UInt32) -> [UInt8] {
     patchHeaders(bytes) { message, offset in

@@ -44,9 +44,7 @@ struct RedirectInterceptorTests {
     }
 
     @Test func aCrossOriginRedirectDropsTheSecrets() async throws {
-        try await withServer { server, transport in
-            let other = try await MockServer.start()
-            defer { Task { try? await other.shutdown() } }
+        try await withServers { server, other, transport in
             var configuration = Client.Configuration()
             configuration.authorization = .basic(user: "ada", password: "pw")
             configuration.redirectPolicy = RedirectPolicy(sensitiveHeaders: ["X-Api-Key"])
@@ -120,9 +118,8 @@ struct RedirectInterceptorTests {
                 event in events.withLock { $0.append(event) }
             }
             // The second hop is on the wire once the server has received it.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while server.requests(to: .delay(.seconds(60))).isEmpty && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
+            try await eventually("the second hop reaches the server", timeout: .seconds(5)) {
+                !server.requests(to: .delay(.seconds(60))).isEmpty
             }
             #expect(server.requests(to: .delay(.seconds(60))).count == 1)
             disposable.dispose()

@@ -27,18 +27,6 @@ final class EventLog: Sendable {
     }
 }
 
-/// Waits for `condition` for up to ten seconds (a hang detector, not a timing assertion).
-func eventually(_ what: Comment, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        if ContinuousClock.now > deadline {
-            Issue.record("timed out waiting: \(what)")
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
 @Suite("Retry interceptor")
 struct RetryInterceptorTests {
     func client(_ server: MockServer, _ transport: CurlTransport, _ policy: RetryPolicy, _ scheduler: TestScheduler)
@@ -146,9 +134,7 @@ struct RetryInterceptorTests {
 
     @Test func aConnectionRefusedBeforeAnyResponseIsRetriedAndThenReported() async throws {
         // A port nobody listens on: every attempt fails with .cannotConnect.
-        let server = try await MockServer.start()
-        let base = server.baseURL
-        try await server.shutdown()
+        let base = try await withServer { server in server.baseURL }
         var configuration = Client.Configuration()
         var policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1))
         policy.jitter = .none

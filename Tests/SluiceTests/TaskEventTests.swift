@@ -55,9 +55,7 @@ struct TaskEventTests {
     }
 
     @Test func aFailureCompletesWithTheError() async throws {
-        let server = try await MockServer.start()
-        let base = server.baseURL
-        try await server.shutdown()
+        let base = try await withServer { server in server.baseURL }
         let client = try Client(baseURL: base.absoluteString, transport: CurlTransport())
         let log = EventLog(client)
         _ = try? await client.get("echo").value

@@ -105,29 +105,30 @@ struct TransportExecutorTests {
 
     @Test(.timeLimit(.minutes(1)))
     func theExecutorKeepsTheLoopRunningAfterItsTransportIsGone() async throws {
-        let server = try await MockServer.start()
-        weak var weakTransport: CurlTransport?
-        let (executor, loop) = try await { () async throws -> ((any TaskExecutor)?, UInt) in
-            let transport = CurlTransport()
-            weakTransport = transport
-            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-            return (transport.taskExecutor, try await loopThread(of: client, server))
-        }()
-        // The loop thread lets go of the request's objects (and through them the client and the
-        // transport) just after it has resumed the awaiting task: wait for that, within bounds.
-        for _ in 0..<500 where weakTransport != nil { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(weakTransport == nil, "the executor does not hold the transport")
-        // A task made to prefer it owns it: its jobs still run on the loop thread.
-        let threads = await Task(executorPreference: executor) {
-            var threads: [UInt] = []
-            for _ in 0..<20 {
-                try? await Task.sleep(for: .milliseconds(1))
-                threads.append(UInt(pthread_self()))
+        try await withServer { server in
+            weak var weakTransport: CurlTransport?
+            let (executor, loop) = try await { () async throws -> ((any TaskExecutor)?, UInt) in
+                let transport = CurlTransport()
+                weakTransport = transport
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                return (transport.taskExecutor, try await loopThread(of: client, server))
+            }()
+            // The loop thread lets go of the request's objects (and through them the client and the
+            // transport) just after it has resumed the awaiting task: wait for that, within bounds.
+            try await eventually("the executor does not hold the transport", timeout: .seconds(5)) {
+                weakTransport == nil
             }
-            return threads
-        }.value
-        #expect(threads.count == 20 && threads.allSatisfy { $0 == loop })
-        try await server.shutdown()
+            // A task made to prefer it owns it: its jobs still run on the loop thread.
+            let threads = await Task(executorPreference: executor) {
+                var threads: [UInt] = []
+                for _ in 0..<20 {
+                    try? await Task.sleep(for: .milliseconds(1))
+                    threads.append(UInt(pthread_self()))
+                }
+                return threads
+            }.value
+            #expect(threads.count == 20 && threads.allSatisfy { $0 == loop })
+        }
     }
 
     @Test func everyTransportHasOneExecutorAndAStubHasNone() throws {

@@ -6,20 +6,51 @@ import SluiceTesting
 import Synchronization
 import Testing
 
-/// Runs `body` with a fresh MockServer and a fresh CurlTransport, shutting the server down after.
+/// Runs `body` with a fresh MockServer listening on `host` and `port` (0: a free one), and shuts
+/// the server down after, awaited, also when `body` throws. Every test's server goes through here.
+///
+/// ```swift
+/// try await withServer { server in ... }                    // a server alone
+/// try await withServer { server, transport in ... }         // with a fresh CurlTransport
+/// try await withServers { server, other, transport in ... } // two servers, for cross-origin cases
+/// let gone = try await withServer { $0.baseURL }            // a URL nothing listens on any more
+/// ```
 func withServer<T>(
-    _ body: (MockServer, CurlTransport) async throws -> T
+    host: String = "127.0.0.1", port: Int = 0, _ body: (MockServer) async throws -> T
 ) async throws -> T {
-    let server = try await MockServer.start()
+    let server = try await MockServer.start(host: host, port: port)
+    return try await shuttingDown(server) { try await body(server) }
+}
+
+/// Runs `body` with a fresh MockServer and a fresh CurlTransport, which outlives the server; see
+/// `withServer(host:port:_:)`.
+func withServer<T>(
+    host: String = "127.0.0.1", port: Int = 0, _ body: (MockServer, CurlTransport) async throws -> T
+) async throws -> T {
+    let server = try await MockServer.start(host: host, port: port)
     let transport = CurlTransport()
+    defer { withExtendedLifetime(transport) {} }
+    return try await shuttingDown(server) { try await body(server, transport) }
+}
+
+/// Runs `body` with two fresh MockServers and a fresh CurlTransport, shutting both down after.
+func withServers<T>(_ body: (MockServer, MockServer, CurlTransport) async throws -> T) async throws -> T {
+    try await withServer { server, transport in
+        try await withServer { other in try await body(server, other, transport) }
+    }
+}
+
+/// Runs `body`, then shuts `server` down, awaited, whether `body` returned or threw.
+private func shuttingDown<T>(_ server: MockServer, after body: () async throws -> T) async throws -> T {
+    let result: T
     do {
-        let result = try await body(server, transport)
-        try await server.shutdown()
-        return result
+        result = try await body()
     } catch {
         try? await server.shutdown()
         throw error
     }
+    try await server.shutdown()
+    return result
 }
 
 extension CurlTransport {
@@ -84,14 +115,4 @@ final class TransferRecorder: Sendable {
         events.compactMap { if case .value(.completed(let metrics)) = $0 { metrics } else { nil } }
     }
     var terminal: Event<TransferEvent, SluiceError>? { events.last.flatMap { $0.isTerminating ? $0 : nil } }
-
-    /// Waits until `condition` holds or the deadline passes.
-    func wait(seconds: Double = 10, until condition: (TransferRecorder) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if condition(self) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition(self)
-    }
 }

@@ -40,15 +40,15 @@ struct ValidationStatusTests {
         (404, false), (422, false), (500, false), (503, false),
     ])
     func validateAcceptsOnly2xx(status: Int, passes: Bool) async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(transport: CurlTransport())
-        let error = await failure(of: client.get(server.url(for: .status(status)).absoluteString).validate())
-        #expect((error == nil) == passes)
-        if let error {
-            #expect(error.code == .unacceptableStatusCode)
-            #expect(error.isValidationError)
-            #expect(error.responseCode == status)
+        try await withServer { server, transport in
+            let client = try Client(transport: transport)
+            let error = await failure(of: client.get(server.url(for: .status(status)).absoluteString).validate())
+            #expect((error == nil) == passes)
+            if let error {
+                #expect(error.code == .unacceptableStatusCode)
+                #expect(error.isValidationError)
+                #expect(error.responseCode == status)
+            }
         }
     }
 
@@ -82,21 +82,21 @@ struct ValidationStatusTests {
     }
 
     @Test func aFailedValidationKeepsTheResponseAndItsBody() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        server.script("/nope", .json(#"{"error":"nope"}"#, status: 404))
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let error = try #require(await failure(of: client.get("nope").validate()))
-        #expect(error.code == .unacceptableStatusCode)
-        #expect(error.responseCode == 404)
-        #expect(error.response?.body == Data(#"{"error":"nope"}"#.utf8))
-        #expect(error.response?.headers["Content-Type"] == "application/json")
-        #expect(error.response?.request.method == .get)
-        let url = server.baseURL.appendingPathComponent("nope").absoluteString
-        #expect(
-            error.message
-                == #"Response status 404 is not acceptable (expected 200..<300) for GET \#(url); body: {"error":"nope"}"#
-        )
+        try await withServer { server, transport in
+            server.script("/nope", .json(#"{"error":"nope"}"#, status: 404))
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let error = try #require(await failure(of: client.get("nope").validate()))
+            #expect(error.code == .unacceptableStatusCode)
+            #expect(error.responseCode == 404)
+            #expect(error.response?.body == Data(#"{"error":"nope"}"#.utf8))
+            #expect(error.response?.headers["Content-Type"] == "application/json")
+            #expect(error.response?.request.method == .get)
+            let url = server.baseURL.appendingPathComponent("nope").absoluteString
+            #expect(
+                error.message
+                    == #"Response status 404 is not acceptable (expected 200..<300) for GET \#(url); body: {"error":"nope"}"#
+            )
+        }
     }
 
     @Test func unvalidatedErrorStatusesAreResponses() async throws {
@@ -181,20 +181,20 @@ struct ValidationContentTypeTests {
     }
 
     @Test func againstMockServerHeaders() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let client = try Client(transport: CurlTransport())
-        let html = server.url(for: .responseHeaders([("Content-Type", "text/html; charset=UTF-8")])).absoluteString
-        let json: HTTPHeaders = ["Accept": "application/json"]
-        #expect(await failure(of: client.get(html, headers: json).validate())?.code == .unacceptableContentType)
-        #expect(await failure(of: client.get(html, headers: ["Accept": "text/*"]).validate()) == nil)
-        #expect(await failure(of: client.get(html, headers: ["Accept": "*/*"]).validate()) == nil)
-        server.script("/json", .json(#"{"ok":true}"#))
-        let scripted = server.baseURL.appendingPathComponent("json").absoluteString
-        #expect(await failure(of: client.get(scripted, headers: json).validate()) == nil)
-        server.script("/text", .text("hello"))
-        let text = server.baseURL.appendingPathComponent("text").absoluteString
-        #expect(await failure(of: client.get(text, headers: json).validate())?.code == .unacceptableContentType)
+        try await withServer { server, transport in
+            let client = try Client(transport: transport)
+            let html = server.url(for: .responseHeaders([("Content-Type", "text/html; charset=UTF-8")])).absoluteString
+            let json: HTTPHeaders = ["Accept": "application/json"]
+            #expect(await failure(of: client.get(html, headers: json).validate())?.code == .unacceptableContentType)
+            #expect(await failure(of: client.get(html, headers: ["Accept": "text/*"]).validate()) == nil)
+            #expect(await failure(of: client.get(html, headers: ["Accept": "*/*"]).validate()) == nil)
+            server.script("/json", .json(#"{"ok":true}"#))
+            let scripted = server.baseURL.appendingPathComponent("json").absoluteString
+            #expect(await failure(of: client.get(scripted, headers: json).validate()) == nil)
+            server.script("/text", .text("hello"))
+            let text = server.baseURL.appendingPathComponent("text").absoluteString
+            #expect(await failure(of: client.get(text, headers: json).validate())?.code == .unacceptableContentType)
+        }
     }
 }
 
@@ -252,26 +252,27 @@ struct ValidationCustomTests {
     }
 
     @Test func eachStartValidatesAfresh() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        server.script("/flip", .json("{}", status: 503), .json("{}", status: 200))
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let producer = client.get("flip").validate()
-        #expect(await failure(of: producer)?.responseCode == 503)
-        #expect(await failure(of: producer) == nil)
+        try await withServer { server, transport in
+            server.script("/flip", .json("{}", status: 503), .json("{}", status: 200))
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let producer = client.get("flip").validate()
+            #expect(await failure(of: producer)?.responseCode == 503)
+            #expect(await failure(of: producer) == nil)
+        }
     }
 }
 
 @Suite("Validation: decoding error bodies")
 struct ValidationDecodeBodyTests {
     @Test func decodesA422ErrorBody() async throws {
-        let server = try await MockServer.start()
-        defer { Task { try? await server.shutdown() } }
-        server.script("/users", .json(#"{"error":"invalid","fields":["email","age"]}"#, status: 422))
-        let client = try Client(baseURL: server.baseURL.absoluteString, transport: CurlTransport())
-        let error = try #require(await failure(of: client.post("users", json: ["email": "x"]).validate()))
-        #expect(error.responseCode == 422)
-        #expect(try error.decodeBody(as: APIProblem.self) == APIProblem(error: "invalid", fields: ["email", "age"]))
+        try await withServer { server, transport in
+            server.script("/users", .json(#"{"error":"invalid","fields":["email","age"]}"#, status: 422))
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let error = try #require(await failure(of: client.post("users", json: ["email": "x"]).validate()))
+            #expect(error.responseCode == 422)
+            #expect(
+                try error.decodeBody(as: APIProblem.self) == APIProblem(error: "invalid", fields: ["email", "age"]))
+        }
     }
 
     @Test func aBodyThatDoesNotDecodeIsASerializationError() async throws {
