@@ -8,10 +8,10 @@ import Synchronization
 ///
 /// ```swift
 /// let server = try await MockServer.start()
-/// defer { Task { try await server.shutdown() } }
 /// let url = server.url(for: .bytes(1024))           // http://127.0.0.1:PORT/bytes/1024
 /// server.script("users/42", .json(#"{"id":42}"#))    // then serves that path
 /// server.recordedRequests                           // everything it received
+/// try await server.shutdown()                       // awaited, also when a test fails
 /// ```
 ///
 /// Each server runs on its own event-loop thread and port, so a test can start several (for
