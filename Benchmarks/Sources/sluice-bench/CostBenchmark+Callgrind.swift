@@ -86,7 +86,15 @@ struct Callgrind {
                 "the child failed under callgrind (status \(outcome.status)): "
                     + outcome.output.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        defer { unlink(file) }
+        defer {
+            // For profiling: `SLUICE_BENCH_KEEP_CALLGRIND=<folder>` keeps each callgrind file there
+            // (read it with `callgrind_annotate --tree=caller`).
+            if let keep = ProcessInfo.processInfo.environment["SLUICE_BENCH_KEEP_CALLGRIND"] {
+                try? FileManager.default.copyItem(
+                    atPath: file, toPath: keep + "/" + (file as NSString).lastPathComponent)
+            }
+            unlink(file)
+        }
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw BenchmarkFailure("callgrind wrote no profile to \(file)")
         }

@@ -37,12 +37,9 @@ extension Client {
         // The chain runs inside this producer's own subscription (`run(_:mode:control:reporter:into:_:)`):
         // one closure for the producer, no gate and no derived producers per start.
         SignalProducer.serial { [self] observer, lifetime in
-            // In flight before anything else happens (its task's first events, the interceptors):
-            // cancelling through the client ends the subscription as disposing it would.
-            lifetime += inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
             run(
-                request, mode: .collected, control: nil, reporter: eventHub.reporter(for: request), into: observer,
-                lifetime)
+                request, mode: .collected, control: nil, reporter: eventHub.reporter(for: request), listed: true,
+                into: observer, lifetime)
         }
     }
 
@@ -52,21 +49,26 @@ extension Client {
         for request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?
     ) -> SignalProducer<Response, SluiceError> {
         SignalProducer.serial { [self] observer, lifetime in
-            run(request, mode: mode, control: control, reporter: reporter, into: observer, lifetime)
+            run(request, mode: mode, control: control, reporter: reporter, listed: false, into: observer, lifetime)
         }
     }
 
     /// One run of `request` through the chain within a subscription: the chain's response goes to
-    /// `downstream` through the exchange, which reports the task's end.
+    /// `downstream` through the exchange, which reports the task's end; `listed` puts the request
+    /// among the client's requests in flight for the subscription's life (callers that list it
+    /// themselves, as tasks do, pass false).
     private func run(
-        _ request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?,
+        _ request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?, listed: Bool,
         into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime
     ) {
-        reporter?.report(.created)
-        reporter?.report(.resumed)
         let exchange = Exchange(
             request: request, transport: transport, scheduler: configuration.scheduler, mode: mode, control: control,
-            reporter: reporter, aggregator: metricsAggregator, downstream: downstream, lifetime: lifetime)
+            reporter: reporter, aggregator: metricsAggregator, downstream: downstream, lifetime: lifetime,
+            listedIn: listed ? inFlight : nil)
+        // After the exchange has listed the request among those in flight: an observer of these
+        // events may cancel it through the client.
+        reporter?.report(.created)
+        reporter?.report(.resumed)
         InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
             .run(into: exchange.observer, lifetime)
     }

@@ -62,6 +62,12 @@ final class InFlightRequests: Sendable {
         Registration(id: add(Entry(method: method, url: url, cancel: .lifetime(lifetime))), owner: self)
     }
 
+    /// Records a started subscription, cancelled by ending `lifetime`; returns the id its owner
+    /// removes when the subscription ends (the owner serves as the registration: no object of its own).
+    func add(method: HTTPMethod, url: URL, lifetime: Lifetime) -> UInt64 {
+        add(Entry(method: method, url: url, cancel: .lifetime(lifetime)))
+    }
+
     private func add(_ entry: Entry) -> UInt64 {
         state.withLock { s in
             let id = s.nextID

@@ -4,8 +4,9 @@ import Synchronization
 /// One start of a request: what it shares along its chain (the request as the user made it, the
 /// transport at the end, how the body is wanted, where lifecycle events go, the request last
 /// handed to the transport) and the client's end of the chain, which hands the response to the
-/// caller (see `Exchange+Delivery.swift`). One object per start, for both.
-final class Exchange: Sendable {
+/// caller (see `Exchange+Delivery.swift`), and its entry among the client's requests in flight.
+/// One object per start, for all three.
+final class Exchange: Disposable {
     /// How the caller wants the body of the response at the end of the chain.
     enum BodyMode: Sendable {
         /// Collected by the transport: the response arrives whole, as one value (`send`, tasks).
@@ -32,11 +33,15 @@ final class Exchange: Sendable {
     let open = Mutex<Response?>(nil)
     /// A terminal event went downstream: what the chain sends after it is dropped.
     let ended = Atomic(false)
+    /// The client's requests in flight, which list this one until its subscription ends.
+    private let inFlight: InFlightRequests?
+    private let inFlightID: UInt64
+    private let disposed = Atomic(false)
 
     init(
         request: Request, transport: any Transport, scheduler: any DateScheduler, mode: BodyMode,
         control: TransferControl?, reporter: TaskReporter?, aggregator: MetricsAggregator,
-        downstream: Observer<Response, SluiceError>, lifetime: Lifetime
+        downstream: Observer<Response, SluiceError>, lifetime: Lifetime, listedIn inFlight: InFlightRequests?
     ) {
         originalRequest = request
         self.transport = transport
@@ -47,6 +52,20 @@ final class Exchange: Sendable {
         self.aggregator = aggregator
         self.downstream = downstream
         self.lifetime = lifetime
+        self.inFlight = inFlight
+        // Listed before anything else happens (its task's first events, the interceptors):
+        // cancelling through the client ends the subscription as disposing it would.
+        inFlightID = inFlight?.add(method: request.method, url: request.url, lifetime: lifetime) ?? 0
+        if inFlight != nil { lifetime += self }
+    }
+
+    /// Whether the subscription has ended and the request left the client's list.
+    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+
+    /// Takes the request off the client's list of requests in flight (its subscription ended).
+    func dispose() {
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        inFlight?.remove(inFlightID)
     }
 
     /// Told of every transfer's head and progress: notes that a response arrived, and reports both

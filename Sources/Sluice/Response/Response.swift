@@ -157,7 +157,7 @@ public enum ResponseContent: Sendable {
 /// report their outcome here, so that a watched task completes with the serialized value or the
 /// validation error. The client's run of a request implements it (only when somebody watches);
 /// the response layer knows nothing of task events.
-protocol ResponseOutcomeObserver: Sendable {
+protocol ResponseOutcomeObserver: AnyObject, Sendable {
     /// A serializer will settle the outcome (the response alone does not complete it).
     func claimOutcome()
     /// The pipeline ended: with the serialized value, or with `error`.
