@@ -241,8 +241,8 @@ final class CurlLoop {
         context.closeOutput()
         transfers.remove(context.id)
         context.bodyReader = nil
-        // Pooled handles are not reset (see `EasyHandle.reuse`); one that ended suspended could
-        // carry its pause into the next transfer, so it is let go instead.
+        // A pause is no option the next transfer sets again (see `EasyHandle`): a handle that ended
+        // suspended could carry it into the next transfer, so it is let go instead.
         if !context.isPaused { recycle(context.easy) }
     }
 

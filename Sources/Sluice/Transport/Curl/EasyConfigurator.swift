@@ -19,7 +19,7 @@ enum EasyConfigurator {
     static let inlineBodyLimit = 64 * 1024 - 1
 
     /// A new handle with the options that are the same for every transfer: set once here, never
-    /// reset (a pooled handle keeps its options, see `EasyHandle.settings`).
+    /// reset (every other option is set for each transfer, see `setRequestOptions`).
     static func makeHandle() throws(SluiceError) -> EasyHandle {
         let easy = try EasyHandle()
         // Only http and https, also for redirects libcurl might see (it follows none itself).
@@ -46,71 +46,11 @@ enum EasyConfigurator {
         return easy
     }
 
-    /// Sets the options of one request; only those that differ from the handle's current ones
-    /// reach libcurl.
+    /// Readies a handle for one request: every per-request option (`setRequestOptions`), then the
+    /// header lines.
     static func configure(_ context: TransferContext, configuration: CurlTransport.Configuration) throws(SluiceError) {
         let easy = context.easy
         let request = context.request
-
-        // A pooled handle that sent to the same URL keeps it, parsed (see `EasyHandle.setURL`).
-        let url = context.urlText
-        if easy.settings.url != url {
-            // Wait for a connection that can multiplex rather than opening another one. Depends on
-            // the URL only, so checked when it changes (first: the URL is recorded last).
-            let pipeWait = Self.isHTTPS(url)
-            if easy.settings.pipeWait != pipeWait {
-                try easy.set(CURLOPT_PIPEWAIT, pipeWait)
-                easy.settings.pipeWait = pipeWait
-            }
-            try easy.setURL(url)
-        }
-        // Compared as durations: converting them to milliseconds for every request cost more.
-        if easy.settings.connectTimeout != request.options.connectTimeout {
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.options.connectTimeout))
-            easy.settings.connectTimeout = request.options.connectTimeout
-        }
-        if easy.settings.timeout != request.options.timeout {
-            try easy.set(CURLOPT_TIMEOUT_MS, request.options.timeout.map(milliseconds) ?? 0)
-            easy.settings.timeout = request.options.timeout
-        }
-        // An explicit empty proxy turns off libcurl's reading of http_proxy and friends.
-        let proxy = request.options.proxy ?? (request.options.proxyFromEnvironment ? nil : "")
-        if easy.settings.proxy != proxy {
-            try easy.set(CURLOPT_PROXY, optional: proxy)
-            easy.settings.proxy = proxy
-        }
-        // Left unset, libcurl reads no_proxy from the environment for every transfer (two getenv
-        // calls, about 1,000 instructions), and honours it for a proxy the caller chose.
-        let noProxy: String? = request.options.proxyFromEnvironment ? nil : ""
-        if easy.settings.noProxy != noProxy {
-            try easy.set(CURLOPT_NOPROXY, optional: noProxy)
-            easy.settings.noProxy = noProxy
-        }
-        if easy.settings.verifyTLS != request.options.verifyTLS {
-            try easy.set(CURLOPT_SSL_VERIFYPEER, request.options.verifyTLS)
-            try easy.set(CURLOPT_SSL_VERIFYHOST, request.options.verifyTLS ? 2 : 0)
-            easy.settings.verifyTLS = request.options.verifyTLS
-        }
-        if easy.settings.decompress != request.options.decompress {
-            try easy.set(CURLOPT_ACCEPT_ENCODING, optional: request.options.decompress ? "" : nil)
-            easy.settings.decompress = request.options.decompress
-        }
-        let httpVersion: Int
-        switch request.options.httpVersion {
-        case .automatic: httpVersion = Int(CURL_HTTP_VERSION_2TLS)
-        case .http1_1: httpVersion = Int(CURL_HTTP_VERSION_1_1)
-        case .http2: httpVersion = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
-        }
-        if easy.settings.httpVersion != httpVersion {
-            try easy.set(CURLOPT_HTTP_VERSION, httpVersion)
-            easy.settings.httpVersion = httpVersion
-        }
-        var bufferSize = request.options.receiveBufferSize
-        if bufferSize == nil, case .file = request.options.destination { bufferSize = bulkReceiveBufferSize }
-        if easy.settings.bufferSize != bufferSize {
-            try easy.set(CURLOPT_BUFFERSIZE, bufferSize ?? Int(CURL_MAX_WRITE_SIZE))
-            easy.settings.bufferSize = bufferSize
-        }
 
         // The callbacks' way to the transfer, and the loop's from a finished handle to its context.
         easy.transfer = context.userData
@@ -126,13 +66,32 @@ enum EasyConfigurator {
 
         // Methods that carry a body by convention send an empty one with Content-Length: 0.
         let sendsBody = context.hasBody || request.method == .post || request.method == .put || request.method == .patch
-        let inlineBody = try configureMethodAndBody(context, sendsBody: sendsBody)
+        // A small in-memory body goes to libcurl whole, sent with the head (see `inlineBodyLimit`);
+        // a HEAD sends no body (libcurl must know it for what it is, to expect no body back). Any
+        // other body is read in pieces.
+        var inlineBody: Data? = nil
+        if context.hasBody, case .data(let data) = request.body, !data.isEmpty, data.count <= inlineBodyLimit,
+            request.method != .head
+        {
+            inlineBody = data
+        } else if context.hasBody {
+            do {
+                context.bodyReader = try TransferContext.makeReader(for: request.body)
+            } catch let error as SluiceError {
+                throw error
+            } catch {
+                throw SluiceError(.invalidBody, "The request body cannot be read: \(error).", underlyingError: error)
+            }
+        }
+
+        try setRequestOptions(context, inlineBody: inlineBody, sendsBody: sendsBody)
+
         // libcurl sends a POST, and any request whose body it holds in memory, as a form unless told
         // otherwise.
-        let formByDefault = request.method == .post || inlineBody
+        let formByDefault = request.method == .post || inlineBody != nil
         // The header lines depend on these only; a pooled handle that sent the same ones keeps its
         // list without the lines being formatted again (the defaults usually share their storage,
-        // which makes the comparison a pointer check).
+        // which makes the comparison a pointer check): the same lines are the same request state.
         // (Compared in place: making the request's source first copied its headers for nothing.)
         let decompress = request.options.decompress
         let isSameSource =
@@ -143,6 +102,102 @@ enum EasyConfigurator {
             try easy.setHeaders(headerLines(for: request, formByDefault: formByDefault, sendsBody: sendsBody))
             easy.headerSource = EasyHandle.HeaderSource(
                 headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress)
+        }
+    }
+
+    /// Sets every per-request option, each with the request's value or libcurl's default, for every
+    /// transfer: the one list of them. A pooled handle so never carries an option from one request
+    /// to the next, and an option added later is one more row here. Only the URL (`setURL`) and
+    /// the header list (`configure`) are kept while a request repeats them: the same value is the
+    /// same request state. Setting every row costs ~1,900 instructions per request
+    /// (Docs/Decisions.md).
+    private static func setRequestOptions(
+        _ context: TransferContext, inlineBody: Data?, sendsBody: Bool
+    ) throws(SluiceError) {
+        let easy = context.easy
+        let request = context.request
+
+        // The method options: libcurl's defaults (a plain GET) unless the request needs others.
+        // NOBODY, POST or UPLOAD, turned on (at most one):
+        var method: CURLoption? = nil
+        var customMethod: String? = nil
+        var postFieldSize: Int64 = -1
+        var inFileSize: Int64 = -1
+        // The read and seek callbacks' context: nil, their guard, unless the body is read in pieces.
+        var bodySource: UnsafeMutableRawPointer? = nil
+        if let inlineBody {
+            // The copy of the body (CURLOPT_COPYPOSTFIELDS) makes libcurl's method a POST.
+            if request.method != .post { customMethod = request.method.rawValue }
+            postFieldSize = Int64(inlineBody.count)
+        } else {
+            switch request.method {
+            case .head: method = CURLOPT_NOBODY
+            case .get where !context.hasBody: break
+            case .post:
+                method = CURLOPT_POST
+                postFieldSize = context.expectedUpload ?? -1
+            default:
+                customMethod = request.method.rawValue
+                if sendsBody {
+                    method = CURLOPT_UPLOAD
+                    inFileSize = context.expectedUpload ?? -1
+                }
+            }
+            // The seek callback refuses to rewind the body of a non-idempotent request, so libcurl
+            // cannot silently send a POST again on a new connection after a stale one died.
+            if sendsBody { bodySource = context.userData }
+        }
+        let httpVersion: Int
+        switch request.options.httpVersion {
+        case .automatic: httpVersion = Int(CURL_HTTP_VERSION_2TLS)
+        case .http1_1: httpVersion = Int(CURL_HTTP_VERSION_1_1)
+        case .http2: httpVersion = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
+        var bufferSize = request.options.receiveBufferSize
+        if bufferSize == nil, case .file = request.options.destination { bufferSize = bulkReceiveBufferSize }
+        let verifyTLS = request.options.verifyTLS
+        let fromEnvironment = request.options.proxyFromEnvironment
+
+        // CURLOPT_CURLU and CURLOPT_URL, kept while the URL repeats (see `EasyHandle.setURL`).
+        try easy.setURL(context.urlText)
+        // Wait for a connection that can multiplex rather than opening another one.
+        try easy.set(CURLOPT_PIPEWAIT, easy.isHTTPS)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.options.connectTimeout))
+        try easy.set(CURLOPT_TIMEOUT_MS, request.options.timeout.map(milliseconds) ?? 0)
+        // nil: from the environment; an empty proxy turns off libcurl's reading of http_proxy and
+        // friends.
+        try easy.set(CURLOPT_PROXY, optional: request.options.proxy ?? (fromEnvironment ? nil : ""))
+        // Left unset, libcurl reads no_proxy from the environment for every transfer (two getenv
+        // calls, about 1,000 instructions), and honours it for a proxy the caller chose.
+        try easy.set(CURLOPT_NOPROXY, optional: fromEnvironment ? nil : "")
+        try easy.set(CURLOPT_SSL_VERIFYPEER, verifyTLS)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, verifyTLS ? 2 : 0)
+        // Any value turns decoding on (of every coding libcurl decodes); libcurl sends it only in an
+        // Accept-Encoding line of its own, which the request's lines always replace when decoding
+        // is on (`headerLines`). The codings by name: given "", libcurl makes that list anew each
+        // time (~1,600 instructions).
+        try easy.set(CURLOPT_ACCEPT_ENCODING, optional: request.options.decompress ? acceptedCodings : nil)
+        try easy.set(CURLOPT_HTTP_VERSION, httpVersion)
+        try easy.set(CURLOPT_BUFFERSIZE, bufferSize ?? Int(CURL_MAX_WRITE_SIZE))
+        // The method and the body, in this order. Letting go of a body (POSTFIELDS) makes the method
+        // a POST, which HTTPGET undoes; HTTPGET puts the method, NOBODY and UPLOAD back to libcurl's
+        // defaults; then NOBODY, POST or UPLOAD on, if any.
+        try easy.clearBody()
+        try easy.set(CURLOPT_HTTPGET, true)
+        if let method { try easy.set(method, true) }
+        try easy.set(CURLOPT_CUSTOMREQUEST, optional: customMethod)
+        // Before the body's copy (below): libcurl copies that many bytes.
+        try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: postFieldSize)
+        try easy.set(CURLOPT_INFILESIZE_LARGE, int64: inFileSize)
+        try easy.set(CURLOPT_READDATA, pointer: bodySource)
+        try easy.set(CURLOPT_SEEKDATA, pointer: bodySource)
+        if let inlineBody {
+            // libcurl may send such a body again by itself (when a reused connection turns out dead)
+            // without asking to rewind it: the prerequest callback refuses that second attempt for a
+            // non-idempotent method (`TransferContext.beginAttempt`), as the seek callback does for a
+            // body read in pieces.
+            try easy.setBodyCopy(inlineBody)
+            context.inlineBodyLength = Int64(inlineBody.count)
         }
     }
 
@@ -160,114 +215,6 @@ enum EasyConfigurator {
             return open(encoded, flags, 0o644)
         }
         return url.withUnsafeFileSystemRepresentation { path in path.map { open($0, flags, 0o644) } ?? -1 }
-    }
-
-    /// Sets the method and how the body is sent; returns whether the body goes to libcurl in memory,
-    /// with the head (see `inlineBodyLimit`).
-    private static func configureMethodAndBody(
-        _ context: TransferContext, sendsBody: Bool
-    ) throws(SluiceError) -> Bool {
-        let easy = context.easy
-        let request = context.request
-        let length = context.expectedUpload
-        let hasBody = context.hasBody
-
-        // (A HEAD sends no body: libcurl must know it for what it is, to expect no body back.)
-        var inlineData: Data? = nil
-        if hasBody, case .data(let data) = request.body, !data.isEmpty, data.count <= inlineBodyLimit,
-            request.method != .head
-        {
-            inlineData = data
-        }
-
-        if easy.settings.methodChanged {
-            // A handle whose last transfer sent its body with the head, with the same method, has
-            // nothing else to put back: its method options stay, only the body is replaced (the
-            // POSTs of an API client in a row; six fewer options per request, ~1,100 instructions).
-            if let inlineData, easy.settings.inlineMethod == request.method {
-                try setInlineBody(inlineData, context)
-                return true
-            }
-            // Forgotten before any option changes: should one of them fail, the next transfer
-            // resets again instead of trusting method options that are gone.
-            easy.settings.inlineMethod = nil
-            // First (a recycled handle has no copy left): dropping it makes the handle a POST again,
-            // which HTTPGET undoes.
-            easy.dropInlineBody()
-            // Back to a plain GET (HTTPGET also turns NOBODY and UPLOAD off), with no body sizes and
-            // no pointers to the previous transfer's context.
-            try easy.set(CURLOPT_HTTPGET, true)
-            try easy.set(CURLOPT_CUSTOMREQUEST, optional: nil)
-            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: -1)
-            try easy.set(CURLOPT_INFILESIZE_LARGE, int64: -1)
-            try easy.set(CURLOPT_READDATA, pointer: nil)
-            try easy.set(CURLOPT_SEEKDATA, pointer: nil)
-            easy.settings.methodChanged = false
-        }
-
-        if let inlineData {
-            try setInlineBody(inlineData, context)
-            return true
-        }
-        do {
-            if hasBody { context.bodyReader = try TransferContext.makeReader(for: request.body) }
-        } catch let error as SluiceError {
-            throw error
-        } catch {
-            throw SluiceError(.invalidBody, "The request body cannot be read: \(error).", underlyingError: error)
-        }
-        switch request.method {
-        case .head:
-            easy.settings.methodChanged = true
-            try easy.set(CURLOPT_NOBODY, true)
-        case .get where !hasBody:
-            break  // the handle is set for a plain GET
-        case .post:
-            easy.settings.methodChanged = true
-            try easy.set(CURLOPT_POST, true)
-            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: length ?? -1)
-        default:
-            easy.settings.methodChanged = true
-            try easy.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-            if sendsBody {
-                try easy.set(CURLOPT_UPLOAD, true)
-                try easy.set(CURLOPT_INFILESIZE_LARGE, int64: length ?? -1)
-            }
-        }
-        if sendsBody {
-            // The seek callback refuses to rewind the body of a non-idempotent request, so libcurl
-            // cannot silently send a POST again on a new connection after a stale one died.
-            try easy.set(CURLOPT_READDATA, pointer: context.userData)
-            try easy.set(CURLOPT_SEEKDATA, pointer: context.userData)
-        }
-        return false
-    }
-
-    /// Gives libcurl a copy of a small in-memory body, which it sends with the head. libcurl may
-    /// send such a body again by itself (when a reused connection turns out dead) without asking to
-    /// rewind it: the prerequest callback refuses that second attempt for a non-idempotent method
-    /// (`TransferContext.beginAttempt`), as the seek callback does for a body read in pieces.
-    /// A handle that still has the method options of a body sent this way by the same method
-    /// (`settings.inlineMethod`) only gets the new body.
-    private static func setInlineBody(_ data: Data, _ context: TransferContext) throws(SluiceError) {
-        let easy = context.easy
-        let method = context.request.method
-        easy.settings.methodChanged = true
-        easy.settings.inlineBody = true
-        if easy.settings.inlineMethod != method {
-            if method != .post { try easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
-            // Recorded once the method is set: a failure leaves it nil, so the next transfer resets.
-            easy.settings.inlineMethod = method
-        }
-        // The size first: COPYPOSTFIELDS copies that many bytes (the copy lives until the handle is
-        // recycled or cleaned up; the request's `Data` has no stable address to lend).
-        try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, int64: Int64(data.count))
-        let code = data.withUnsafeBytes { bytes in
-            sluice_easy_setopt_pointer(
-                easy.raw, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-        }
-        try Curl.check(code, "the request body")
-        context.inlineBodyLength = Int64(data.count)
     }
 
     /// The request's header lines. Framing headers come from the body, not from the user;
@@ -298,8 +245,9 @@ enum EasyConfigurator {
         return lines
     }
 
-    /// The Accept-Encoding header for every coding libcurl decodes.
-    private static let acceptEncodingLine = "Accept-Encoding: \(DefaultHeaders.acceptEncoding)"
+    /// Every coding libcurl decodes, and the Accept-Encoding header naming them.
+    private static let acceptedCodings = DefaultHeaders.acceptEncoding
+    private static let acceptEncodingLine = "Accept-Encoding: \(acceptedCodings)"
 
     /// Whether an absolute URL's text starts with the https scheme, in any case (the URL was
     /// validated, so its text starts with its scheme; `URL.scheme` parses it again).
@@ -308,8 +256,14 @@ enum EasyConfigurator {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        max(1, Int(duration.wholeMilliseconds))
+        // The default connect timeout without `Duration`'s 128-bit division (~180 instructions).
+        if duration == defaultConnectTimeout.duration { return defaultConnectTimeout.milliseconds }
+        return max(1, Int(duration.wholeMilliseconds))
     }
+
+    private static let defaultConnectTimeout = (
+        duration: RequestOptions().connectTimeout, milliseconds: Int(RequestOptions().connectTimeout.wholeMilliseconds)
+    )
 }
 
 extension EasyHandle {

@@ -1,11 +1,14 @@
 internal import CCurl
+import FoundationEssentials
 
 /// Owns one libcurl easy handle. Used only on the transport's loop thread; not Sendable.
 ///
-/// A pooled handle is not reset between transfers (`curl_easy_reset` and setting every option
-/// again cost more than libcurl's own work for a small request): the options that never change
-/// are set once when the handle is made, and `settings` remembers what the previous transfer left
-/// in the handle, so the next one changes only what differs.
+/// A pooled handle never carries an option from one request to the next: the options that never
+/// change are set once when the handle is made, and every other one is set for every transfer, with
+/// the request's value or libcurl's default, from one list (`EasyConfigurator.setRequestOptions`).
+/// The handle remembers values only where the same value is the same request state: the URL it
+/// holds, parsed (`setURL`), and its header list (`setHeaders`). Loop thread only, never accessed
+/// overlapping: no run-time exclusivity checks on its state.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     /// The request URL, parsed (CURLOPT_CURLU). Given only CURLOPT_URL, libcurl parses the text for
@@ -59,47 +62,14 @@ final class EasyHandle {
         }
     }
 
-    /// The per-request options as the handle has them now; a fresh handle has libcurl's defaults.
-    /// Loop thread only, never accessed overlapping: no run-time exclusivity checks.
-    @exclusivity(unchecked) var settings = Settings()
-
-    /// Options a transfer may set, with the values a fresh handle has (nil: libcurl's default,
-    /// unless noted).
-    struct Settings {
-        /// The URL, in CURLOPT_URL and (unless it has a zone id) in the parsed URL.
-        var url: String?
-        /// Whether CURLOPT_CURLU points at the handle's parsed URL.
-        var isParsedURLAttached = false
-        /// CURLOPT_CONNECTTIMEOUT_MS, as the request gave it (nil: libcurl's default).
-        var connectTimeout: Duration?
-        /// CURLOPT_TIMEOUT_MS, as the request gave it (nil: none).
-        var timeout: Duration?
-        /// CURLOPT_PROXY (nil: from the environment, "": none).
-        var proxy: String?
-        /// CURLOPT_NOPROXY (nil: from the environment, "": no host bypasses the proxy).
-        var noProxy: String?
-        /// CURLOPT_SSL_VERIFYPEER and CURLOPT_SSL_VERIFYHOST.
-        var verifyTLS = true
-        /// CURLOPT_ACCEPT_ENCODING set to "" (every coding libcurl decodes).
-        var decompress = false
-        /// CURLOPT_HTTP_VERSION.
-        var httpVersion: Int?
-        /// CURLOPT_PIPEWAIT.
-        var pipeWait = false
-        /// CURLOPT_BUFFERSIZE (nil: CURL_MAX_WRITE_SIZE).
-        var bufferSize: Int?
-        /// Whether anything but a plain GET's method options were set (method, body size, upload,
-        /// read and seek data), so that they must be put back before the next transfer.
-        var methodChanged = false
-        /// Whether CURLOPT_POSTFIELDS holds a copy of the previous body (see
-        /// `EasyConfigurator.inlineBodyLimit`).
-        var inlineBody = false
-        /// The method of the last transfer whose body went to libcurl with the head, while the
-        /// handle keeps that transfer's method options (CURLOPT_CUSTOMREQUEST, or a POST's; its body
-        /// may since have been dropped): the next such transfer with the same method only sets its
-        /// own body. Nil after a reset.
-        var inlineMethod: HTTPMethod?
-    }
+    /// The URL in CURLOPT_URL and (unless it has a zone id) in the parsed URL; nil while unknown.
+    @exclusivity(unchecked) private var url: String?
+    /// Whether that URL is an https one (see `EasyConfigurator.isHTTPS`).
+    @exclusivity(unchecked) private(set) var isHTTPS = false
+    /// Whether CURLOPT_CURLU points at the handle's parsed URL.
+    @exclusivity(unchecked) private var isParsedURLAttached = false
+    /// Whether CURLOPT_POSTFIELDS may hold a copy of a body (see `dropInlineBody`).
+    @exclusivity(unchecked) private var holdsBodyCopy = false
 
     init() throws(SluiceError) {
         Curl.globalInit
@@ -118,18 +88,20 @@ final class EasyHandle {
 
     /// Makes `url` the request's URL: parsed as libcurl parses CURLOPT_URL, and as text in
     /// CURLOPT_URL too, which libcurl reports (CURLINFO_EFFECTIVE_URL) and requests again by itself
-    /// (its retry on a dead reused connection, after a 417, for an authentication round).
+    /// (its retry on a dead reused connection, after a 417, for an authentication round). A handle
+    /// that holds `url` already keeps it: both options then have the value they would be given.
     func setURL(_ url: String) throws(SluiceError) {
+        if url == self.url { return }
         // Until both hold the new URL, the handle's URL is unknown: a failure makes the next
         // transfer set it again, whatever its URL.
-        settings.url = nil
+        self.url = nil
         if Self.hasZoneID(url) {
             // libcurl 7.88.1 copies a parsed URL for each transfer without its zone id
             // (curl_url_dup; later releases fixed it), and a link-local address cannot be reached without
             // one: such a URL goes to libcurl as text only.
-            if settings.isParsedURLAttached {
+            if isParsedURLAttached {
                 try set(CURLOPT_CURLU, pointer: nil)
-                settings.isParsedURLAttached = false
+                isParsedURLAttached = false
             }
         } else {
             // The flags libcurl itself parses CURLOPT_URL with (it adds username and path flags
@@ -147,13 +119,14 @@ final class EasyHandle {
                     .invalidURL, "libcurl could not parse \(url): \(reason).",
                     curlCode: Int(CURLE_URL_MALFORMAT.rawValue))
             }
-            if !settings.isParsedURLAttached {
+            if !isParsedURLAttached {
                 try set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(parsedURL))
-                settings.isParsedURLAttached = true
+                isParsedURLAttached = true
             }
         }
         try set(CURLOPT_URL, url)
-        settings.url = url
+        self.url = url
+        isHTTPS = EasyConfigurator.isHTTPS(url)
     }
 
     /// Whether the URL's host is an IPv6 literal with a zone id (`http://[fe80::1%25eth0]/`).
@@ -174,24 +147,29 @@ final class EasyHandle {
         return false
     }
 
+    @inline(__always)
     func set(_ option: CURLoption, _ value: Int) throws(SluiceError) {
         try Curl.check(sluice_easy_setopt_long(raw, option, value), "option \(option.rawValue) = \(value)")
     }
 
+    @inline(__always)
     func set(_ option: CURLoption, _ value: Bool) throws(SluiceError) {
         try set(option, value ? 1 : 0)
     }
 
+    @inline(__always)
     func set(_ option: CURLoption, int64 value: Int64) throws(SluiceError) {
         try Curl.check(sluice_easy_setopt_off_t(raw, option, curl_off_t(value)), "option \(option.rawValue) = \(value)")
     }
 
+    @inline(__always)
     func set(_ option: CURLoption, _ value: String) throws(SluiceError) {
         // libcurl copies string options (since 7.17), so the temporary C string may go away.
         try Curl.check(value.withCString { sluice_easy_setopt_string(raw, option, $0) }, "option \(option.rawValue)")
     }
 
     /// Sets a string option, or puts it back to libcurl's default with nil.
+    @inline(__always)
     func set(_ option: CURLoption, optional value: String?) throws(SluiceError) {
         if let value {
             try set(option, value)
@@ -200,18 +178,36 @@ final class EasyHandle {
         }
     }
 
+    @inline(__always)
     func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws(SluiceError) {
         try Curl.check(sluice_easy_setopt_pointer(raw, option, pointer), "option \(option.rawValue)")
     }
 
-    /// Lets go of the copy of a body libcurl holds (CURLOPT_POSTFIELDS), if any. Clearing it makes
-    /// the handle a POST; `settings.methodChanged` stays set, so the next transfer puts the method
-    /// back first, unless it sends a body with the head by `settings.inlineMethod` (the handle's
-    /// method options are still that method's: only the body is set again).
+    /// Gives libcurl a copy of `body` (CURLOPT_COPYPOSTFIELDS, which also makes the method a POST):
+    /// the request's `Data` has no stable address to lend. The size must be set first
+    /// (CURLOPT_POSTFIELDSIZE_LARGE), since libcurl copies that many bytes.
+    func setBodyCopy(_ body: Data) throws(SluiceError) {
+        holdsBodyCopy = true
+        let code = body.withUnsafeBytes { bytes in
+            sluice_easy_setopt_pointer(
+                raw, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+        }
+        try Curl.check(code, "the request body")
+    }
+
+    /// Sets CURLOPT_POSTFIELDS to nil, letting go of the copy of a body libcurl holds (which makes
+    /// libcurl's method a POST).
+    func clearBody() throws(SluiceError) {
+        try Curl.check(sluice_easy_setopt_pointer(raw, CURLOPT_POSTFIELDS, nil), "the request body")
+        holdsBodyCopy = false
+    }
+
+    /// Lets go of the copy of a body libcurl holds, if any, so that an idle handle keeps none (it
+    /// may be a login form's). The next transfer sets the body options anew all the same.
     func dropInlineBody() {
-        guard settings.inlineBody else { return }
+        guard holdsBodyCopy else { return }
         _ = sluice_easy_setopt_pointer(raw, CURLOPT_POSTFIELDS, nil)
-        settings.inlineBody = false
+        holdsBodyCopy = false
     }
 
     /// Replaces the request's header lines; keeps the current list when the lines are the same.
@@ -256,8 +252,8 @@ final class EasyHandle {
 
     var errorMessage: String { String(cString: errorBuffer) }
 
-    /// Readies the handle for another request. Options stay as they are (the next transfer changes
-    /// what differs, see `settings`); libcurl's caches are kept.
+    /// Readies the handle for another request. Its options stay until the next transfer sets every
+    /// per-request one again; libcurl's caches are kept.
     func reuse() {
         errorBuffer[0] = 0
     }
