@@ -174,7 +174,7 @@ struct PooledHandleTests {
         let recorder = TransferRecorder()
         let request = try Request(url: url, options: options).prepared()
         transport.transfer(request).start(recorder.observer)
-        #expect(await recorder.wait { $0.terminal != nil })
+        try await eventually("the transfer ended") { recorder.terminal != nil }
         #expect(recorder.terminal?.isCompleted == true, "\(String(describing: recorder.terminal))")
         #expect(recorder.bodyBytes == 512 * 1024)
         return recorder.events.reduce(0) { largest, event in

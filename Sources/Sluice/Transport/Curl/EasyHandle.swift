@@ -131,20 +131,33 @@ final class EasyHandle {
 
     /// Whether the URL's host is an IPv6 literal with a zone id (`http://[fe80::1%25eth0]/`).
     static func hasZoneID(_ url: String) -> Bool {
-        var utf8 = url.utf8[...]
-        guard let schemeEnd = utf8.firstRange(of: "://".utf8) else { return false }
-        utf8 = utf8[schemeEnd.upperBound...]
-        var inLiteral = false
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
-            case UInt8(ascii: "["): inLiteral = true
-            case UInt8(ascii: "]"): inLiteral = false
-            case UInt8(ascii: "%") where inLiteral: return true
-            default: break
+        var url = url
+        // One pass over the bytes: `firstRange(of:)` on the UTF-8 view took ~20,000 instructions
+        // (a generic search that allocates), for every transfer whose URL differs from the handle's.
+        return url.withUTF8 { bytes in
+            var index = 0
+            // Past `scheme://`.
+            while index + 2 < bytes.count {
+                if bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"),
+                    bytes[index + 2] == UInt8(ascii: "/")
+                {
+                    break
+                }
+                index += 1
             }
+            guard index + 2 < bytes.count else { return false }
+            var inLiteral = false
+            for byte in bytes[(index + 3)...] {
+                switch byte {
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
+                case UInt8(ascii: "["): inLiteral = true
+                case UInt8(ascii: "]"): inLiteral = false
+                case UInt8(ascii: "%") where inLiteral: return true
+                default: break
+                }
+            }
+            return false
         }
-        return false
     }
 
     @inline(__always)
