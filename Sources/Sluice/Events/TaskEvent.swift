@@ -20,6 +20,9 @@ public struct TaskEvent: Sendable {
     }
 
     /// What happened to a task.
+    ///
+    /// The cases with large payloads are boxed (`indirect`): an event is copied to every observer
+    /// of every task, and a few words copy far faster than a head or a completion inline.
     public enum Kind: Sendable {
         /// The task was started; nothing was sent yet.
         case created
@@ -34,13 +37,13 @@ public struct TaskEvent: Sendable {
         /// Bytes of the response body received so far.
         case downloadProgress(TransferProgress)
         /// The status line and headers of a response arrived (one per attempt and per redirect hop).
-        case responseReceived(ResponseHead)
+        indirect case responseReceived(ResponseHead)
         /// The retry interceptor will send the request again.
-        case retried(RetryAttempt)
+        indirect case retried(RetryAttempt)
         /// The redirect interceptor follows a redirect.
-        case redirected(RedirectHop)
+        indirect case redirected(RedirectHop)
         /// The task finished, with its response or its error.
-        case completed(TaskCompletion)
+        indirect case completed(TaskCompletion)
     }
 }
 
