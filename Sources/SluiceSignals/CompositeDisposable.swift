@@ -3,11 +3,7 @@ import Synchronization
 /// Disposes many disposables together, in the order they were added.
 ///
 /// A disposable added after the composite was disposed is disposed at once.
-public class CompositeDisposable: Disposable, @unchecked Sendable {
-    // @unchecked: not final, so that a started producer's sink can be its subscription's composite
-    // (`SubscriptionSink`); its state is guarded by `spin`, its flags are atomics, and the subclass
-    // adds only a constant.
-
+public final class CompositeDisposable: Disposable {
     /// One thing to dispose: a disposable, or a closure (cheaper: no wrapper object).
     @usableFromInline
     enum Entry: Sendable {
@@ -61,7 +57,7 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
     @usableFromInline let spin = SpinLock()
     // Guarded by `spin`: only touched between `spin.lock()` and `spin.unlock()`, and those sections
     // are short and never call out, hence `nonisolated(unsafe)` and no exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var storage = State()
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var storage = State()
     @usableFromInline let disposed: Atomic<Bool>
     /// Whether the subscription this composite belongs to has delivered its terminal event; kept
     /// here so that a started producer's sink needs no object of its own (see `SignalProducer.start`).
@@ -76,7 +72,7 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
 
     /// Runs `body` with the entries locked.
     @inlinable
-    final func withState<R>(_ body: (inout State) -> R) -> R {
+    func withState<R>(_ body: (inout State) -> R) -> R {
         spin.lock()
         defer { spin.unlock() }
         return body(&storage)
@@ -90,11 +86,11 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
 
     /// Whether `dispose()` has been called.
     @inlinable
-    public final var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
     /// Adds a disposable; returns a handle that removes it again (without disposing it).
     @discardableResult
-    public final func add(_ disposable: (any Disposable)?) -> (any Disposable)? {
+    public func add(_ disposable: (any Disposable)?) -> (any Disposable)? {
         guard let disposable else { return nil }
         let id = withState { s -> UInt64? in
             if s.isDisposed { return nil }
@@ -119,25 +115,25 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
 
     /// Adds a closure to run when the composite is disposed.
     @discardableResult
-    public final func add(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+    public func add(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         add(AnyDisposable(action))
     }
 
     /// Adds a disposable without making a handle to remove it again (cheaper than `add`).
     @inlinable
-    final func insert(_ disposable: (any Disposable)?) {
+    func insert(_ disposable: (any Disposable)?) {
         guard let disposable else { return }
         insert(entry: .disposable(disposable))
     }
 
     /// Adds a closure without a handle to remove it again (cheaper than `add`).
     @inlinable
-    final func insert(action: @escaping @Sendable () -> Void) {
+    func insert(action: @escaping @Sendable () -> Void) {
         insert(entry: .action(action))
     }
 
     @inlinable
-    final func insert(entry: Entry) {
+    func insert(entry: Entry) {
         let added = withState { s -> Bool in
             if s.isDisposed { return false }
             s.append((s.nextID, entry))
@@ -149,7 +145,7 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
 
     /// Disposes every disposable added, in order, once.
     @inlinable
-    public final func dispose() {
+    public func dispose() {
         // The entries are moved out whole (a swap, no copy of each entry and no retain and
         // release of what it holds), and run outside the lock.
         var taken = State()

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Where a started producer's sink hands its events: the user's observer, or one of the closures
 /// of `start(_:)`, `startWithValues(_:)` and their siblings, kept as it was given.
 ///
@@ -43,45 +41,6 @@ enum SinkDelivery<Value: Sendable, Failure: Error>: Sendable {
             if case .completed = event { action() }
         case .interrupted(let action):
             if case .interrupted = event { action() }
-        }
-    }
-}
-
-/// The end of a started producer and its subscription's disposables, in one object: hands each
-/// event to `delivery`, drops anything after the terminal event, and ends the subscription's
-/// lifetime once the terminal event is delivered. Events arrive serially (see `SignalCore`), so
-/// the flag needs no stronger ordering. (One object where a composite, an observer's closure
-/// context and the observer were three: a closure that captures only the sink needs no context.)
-@usableFromInline
-final class SubscriptionSink<Value: Sendable, Failure: Error>: CompositeDisposable, @unchecked Sendable {
-    // @unchecked: `delivery` is only touched by `receive`, which events reach serially (the stream
-    // contract), and let go of after the terminal event, which the atomic flag lets through once.
-    /// The user's observer or closure, released once the terminal event is delivered (the
-    /// subscription's disposable may be kept much longer).
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var delivery: SinkDelivery<Value, Failure>?
-
-    @inlinable
-    init(_ delivery: SinkDelivery<Value, Failure>) {
-        self.delivery = delivery
-        super.init()
-    }
-
-    /// The observer the producer's work sends to.
-    @inlinable
-    var observer: Observer<Value, Failure> {
-        Observer { [self] event in receive(event) }
-    }
-
-    @inlinable
-    func receive(_ event: Event<Value, Failure>) {
-        if sinkTerminated.load(ordering: .relaxed) { return }
-        if event.isTerminating {
-            guard !sinkTerminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            delivery?.deliver(event)
-            delivery = nil
-            dispose()
-        } else {
-            delivery?.deliver(event)
         }
     }
 }

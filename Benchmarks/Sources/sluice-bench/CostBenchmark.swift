@@ -132,8 +132,12 @@ enum CostBenchmark: Suite {
             let failed = selected.map(\.key).filter { failures.contains($0) }
             let report = report(plan: plan, figures: figures, failures: failed, seconds: seconds)
             if !figures.isEmpty {
-                CostRecord.write(
-                    figures: report.json, seconds: seconds, valgrind: callgrind.version, allSucceeded: failed.isEmpty)
+                RunRecord.write(
+                    suite: name, figures: report.json,
+                    extra: [
+                        ("valgrind", .string(callgrind.version)), ("seconds", .integer(Int(seconds.rounded()))),
+                        ("all_succeeded", .bool(failed.isEmpty)),
+                    ])
             }
             return report
         } catch {

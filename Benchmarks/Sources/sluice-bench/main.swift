@@ -175,6 +175,13 @@ var isConsistent = true
 for suite in selected {
     let report = suite.run(options)
     members.append((suite.name, report.json))
+    // Every run's figures are kept in Benchmarks/results/ (the cost suite writes its own record,
+    // with valgrind's version).
+    if suite.name != CostBenchmark.name {
+        RunRecord.write(
+            suite: suite.name, figures: report.json,
+            extra: [("rounds", .integer(options.rounds)), ("consistent", .bool(report.isConsistent))])
+    }
     isConsistent = isConsistent && report.isConsistent
     // With --json the tables still go out, to standard error with the progress, so that one run
     // (a long one, for the e2e suite) gives both.

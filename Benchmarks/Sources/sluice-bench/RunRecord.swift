@@ -8,46 +8,43 @@ import Sluice
     import Musl
 #endif
 
-/// The file every run of the cost suite leaves in `Benchmarks/results/`, kept in git:
-/// `cost-<date>-<commit>.json`, with the date, the commit measured, the machine and the figures, so
-/// that runs at different commits can be compared.
-enum CostRecord {
-    /// Writes the record of a run whose figures are `figures` (the suite's JSON member); says where
-    /// on standard error, or why it could not.
-    static func write(figures: JSON, seconds: Double, valgrind: String, allSucceeded: Bool) {
+/// The file every run of a suite leaves in `Benchmarks/results/`, kept in git:
+/// `<suite>-<date>-<commit>.json`, with the date, the commit measured, the machine and the figures,
+/// so that runs at different commits can be compared.
+enum RunRecord {
+    /// Writes the record of a run of `suite` whose figures are `figures` (the suite's JSON member),
+    /// with `extra` members about the run; says where on standard error, or why it could not.
+    static func write(suite: String, figures: JSON, extra: [(String, JSON)]) {
         guard let package = packageDirectory() else {
-            note("cost: the Benchmarks package's folder was not found; no record written")
+            note("\(suite): the Benchmarks package's folder was not found; no record written")
             return
         }
         let commit = git(["rev-parse", "--short", "HEAD"], in: package) ?? "unknown"
         // Changes to tracked files (the record itself, and any other new file, do not count).
         let changes = git(["status", "--porcelain", "--untracked-files=no"], in: package)
         let (date, time) = utcNow()
-        let record = JSON.object([
-            ("suite", .string(CostBenchmark.name)),
-            ("date", .string(date + "T" + time + "Z")),
-            ("commit", .string(commit)),
-            ("uncommitted_changes", changes.map { .bool(!$0.isEmpty) } ?? .string("unknown")),
-            (
-                "machine",
-                .object([
-                    ("arch", .string(machineArchitecture())),
-                    ("cpus", .integer(sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
-                    ("cpu_model", .string(cpuModel() ?? "unknown")),
-                ])
-            ),
-            ("valgrind", .string(valgrind)),
-            ("libcurl", .string(SluiceInfo.libcurlVersion)),
-            ("seconds", .integer(Int(seconds.rounded()))),
-            ("all_succeeded", .bool(allSucceeded)),
-            (CostBenchmark.name, figures),
-        ])
+        let record = JSON.object(
+            [
+                ("suite", .string(suite)),
+                ("date", .string(date + "T" + time + "Z")),
+                ("commit", .string(commit)),
+                ("uncommitted_changes", changes.map { .bool(!$0.isEmpty) } ?? .string("unknown")),
+                (
+                    "machine",
+                    .object([
+                        ("arch", .string(machineArchitecture())),
+                        ("cpus", .integer(sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
+                        ("cpu_model", .string(cpuModel() ?? "unknown")),
+                    ])
+                ),
+                ("libcurl", .string(SluiceInfo.libcurlVersion)),
+            ] + extra + [(suite, figures)])
 
         let folder = package + "/results"
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             // A second run of the same commit on the same day gets a file of its own.
-            let stem = folder + "/cost-\(date)-\(commit)"
+            let stem = folder + "/\(suite)-\(date)-\(commit)"
             var path = stem + ".json"
             var index = 2
             while FileManager.default.fileExists(atPath: path) {
@@ -55,9 +52,9 @@ enum CostRecord {
                 index += 1
             }
             try Data((record.pretty() + "\n").utf8).write(to: URL(fileURLWithPath: path))
-            note("cost: figures written to Benchmarks/results/\(path.split(separator: "/").last ?? "")")
+            note("\(suite): figures written to Benchmarks/results/\(path.split(separator: "/").last ?? "")")
         } catch {
-            note("cost: cannot write the record in \(folder): \(error)")
+            note("\(suite): cannot write the record in \(folder): \(error)")
         }
     }
 
@@ -69,7 +66,7 @@ enum CostRecord {
         if let build = executable.lastIndex(of: ".build") {
             candidates.append(executable[..<build].joined(separator: "/"))
         }
-        // …/Benchmarks/Sources/sluice-bench/CostBenchmark+Record.swift
+        // …/Benchmarks/Sources/sluice-bench/RunRecord.swift
         candidates.append(
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().path)
