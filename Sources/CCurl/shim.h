@@ -81,6 +81,8 @@ static const int SLUICE_PAUSE_ALL = CURLPAUSE_ALL;
 static const int SLUICE_PAUSE_CONT = CURLPAUSE_CONT;
 static const long SLUICE_PIPE_MULTIPLEX = CURLPIPE_MULTIPLEX;
 static const long SLUICE_GLOBAL_DEFAULT = CURL_GLOBAL_DEFAULT;
+/// The longest response header line libcurl accepts; a longer one fails with CURLE_OUT_OF_MEMORY.
+static const int SLUICE_MAX_HTTP_HEADER = CURL_MAX_HTTP_HEADER;
 
 /// A non-blocking, close-on-exec eventfd, used to wake the transport's loop from other threads.
 static inline int sluice_eventfd(void) {

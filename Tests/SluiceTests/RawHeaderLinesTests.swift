@@ -92,15 +92,68 @@ struct RawHeaderLinesTests {
         #expect(feed("\r\n") == .end)
         #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
         #expect(feed("Content-Length: 42\r\n") == .field)
-        #expect(feed("content-length: 7\r\n") == .field)
+        #expect(feed("content-length: 42\r\n") == .field)
         #expect(feed("X-Last: no line break") == .field)
         #expect(feed("\r\n") == .end)
         #expect(parser.status == 200)
         #expect(parser.contentLength == 42)
         let headers = parser.takeHeaders()
-        #expect(headers.values(for: "Content-Length") == ["42", "7"])
+        #expect(headers.values(for: "Content-Length") == ["42", "42"])
         #expect(headers["X-Interim"] == nil)
         #expect(headers["x-last"] == "no line break")
         #expect(headers.count == 3)
+    }
+
+    /// The lines that decide framing are judged as they arrive; the first that makes it ambiguous
+    /// is `.invalid`, and `problem` says why.
+    @Test(arguments: [
+        (["Content-Length: 1", "Content-Length: 2"], "differ: 1, then \"2\""),
+        (["Content-Length: 1, 1, 2"], "\"1, 1, 2\" is not a length"),
+        (["Content-Length: 9223372036854775808"], "is not a length"),
+        (["Content-Length: 1", "Transfer-Encoding: chunked"], "both a Content-Length and a Transfer-Encoding"),
+        (["Transfer-Encoding: gzip, chunked", "X-A: 1", "Content-Length: 1"], "both a Content-Length"),
+        (["Content-Length: 1", " 2"], "\"1 2\" is not a length"),
+        ([" X-A: 1"], "whitespace before any header field"),
+    ])
+    func theParserRefusesAmbiguousFraming(lines: [String], problem: String) {
+        var parser = HeaderBlockParser()
+        func feed(_ line: String) -> HeaderBlockParser.Line {
+            Array(line.utf8).withUnsafeBufferPointer { parser.read($0) }
+        }
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        for line in lines.dropLast() { #expect(feed(line + "\r\n") == .field, "\(line)") }
+        #expect(feed(lines.last! + "\r\n") == .invalid)
+        #expect(parser.problem?.contains(problem) == true, "\(String(describing: parser.problem))")
+        // The next block starts afresh.
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        #expect(parser.problem == nil)
+        #expect(feed("Content-Length: 3\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.contentLength == 3)
+    }
+
+    @Test func theParserJoinsFoldedLinesAndReadsTheLargestLength() {
+        var parser = HeaderBlockParser()
+        func feed(_ line: String) -> HeaderBlockParser.Line {
+            Array(line.utf8).withUnsafeBufferPointer { parser.read($0) }
+        }
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        #expect(feed("X-A: one  \r\n") == .field)
+        #expect(feed(" \t two\r\n") == .field)
+        #expect(feed("\tthree\r\n") == .field)
+        #expect(feed("Content-Length: 9223372036854775807\r\n") == .field)
+        #expect(feed("  , 9223372036854775807\r\n") == .field)
+        #expect(feed("X-B: b\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.contentLength == Int64.max)
+        let headers = parser.takeHeaders()
+        #expect(Array(headers).map(\.name) == ["X-A", "Content-Length", "X-B"])
+        #expect(headers["X-A"] == "one two three")
+        #expect(headers["Content-Length"] == "9223372036854775807 , 9223372036854775807")
+        // A trailer's lines do not decide framing any more.
+        #expect(feed("Content-Length: 5\r\n") == .field)
+        #expect(feed("Transfer-Encoding: chunked\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.contentLength == Int64.max)
     }
 }

@@ -66,6 +66,74 @@ struct RedirectInterceptorTests {
         }
     }
 
+    /// The common API-key and token headers are secrets too: removed on a change of origin by
+    /// default, in any case, whether the request or the client's default headers carry them.
+    @Test func aCrossOriginRedirectDropsApiKeysAndTokensByDefault() async throws {
+        try await withServers { server, other, transport in
+            var configuration = Client.Configuration()
+            configuration.defaultHeaders["Api-Key"] = "default-key"
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            let away = server.url(for: .redirect(status: 302, to: other.url(for: .echo)))
+            let secrets = ["X-Api-Key", "x-auth-token", "X-AMZ-SECURITY-TOKEN", "X-Csrf-Token"]
+            var headers = HTTPHeaders(secrets.map { ($0, "secret") })
+            headers["X-Trace"] = "t"
+            _ = try await client.get(away.absoluteString, headers: headers).value
+            let first = try #require(server.requests(to: "/redirect").first)
+            let received = try #require(other.requests(to: "/echo").first)
+            for name in secrets + ["Api-Key"] {
+                #expect(first.headers[name] != nil, "\(name) goes to the original origin")
+                #expect(received.headers[name] == nil, "\(name) must not reach another origin")
+            }
+            #expect(received.headers["X-Trace"] == "t")
+        }
+    }
+
+    /// `sensitiveHeaders` adds to the defaults; `removesSecretHeaders: false` keeps the API-key and
+    /// token headers (for a service that redirects to a host of its own), never the credentials.
+    @Test func theSecretHeadersCanBeAddedToOrKept() async throws {
+        try await withServers { server, other, transport in
+            var configuration = Client.Configuration()
+            configuration.redirectPolicy = RedirectPolicy(sensitiveHeaders: ["X-Tenant"], removesSecretHeaders: false)
+            configuration.defaultHeaders["X-Auth-Token"] = "default-token"
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            let away = server.url(for: .redirect(status: 307, to: other.url(for: .echo)))
+            _ = try await client.get(
+                away.absoluteString, headers: ["X-Api-Key": "key", "X-Tenant": "t", "Authorization": "Basic eA=="]
+            ).value
+            let received = try #require(other.requests(to: "/echo").first)
+            #expect(received.headers["X-Api-Key"] == "key")
+            #expect(received.headers["X-Auth-Token"] == "default-token")
+            #expect(received.headers["X-Tenant"] == nil)
+            #expect(received.headers["Authorization"] == nil)
+        }
+    }
+
+    /// Two `Location`s that differ leave the target unknown: neither is followed, and the error
+    /// names both. The same one twice is one target.
+    @Test func aRedirectWithLocationsThatDifferIsRefused() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            server.script("/a", .text("a"))
+            server.script("/b", .text("b"))
+            server.script(
+                "/two", ScriptedResponse(status: 302, headers: HTTPHeaders([("Location", "/a"), ("Location", "/b")])))
+            server.script(
+                "/same", ScriptedResponse(status: 302, headers: HTTPHeaders([("Location", "/a"), ("location", "/a")])))
+            do throws(SluiceError) {
+                let response = try await client.get("two").value
+                Issue.record("refused, not \(response.status)")
+            } catch {
+                #expect(error.code == .redirectFailed)
+                #expect(error.message.contains("\"/a\" and \"/b\""), "\(error)")
+            }
+            #expect(server.requests(to: "/a").isEmpty && server.requests(to: "/b").isEmpty)
+            let response = try await client.get("same").value
+            #expect(response.body == Data("a".utf8))
+        }
+    }
+
     @Test func theHopLimitAndLoopsFail() async throws {
         try await withServer { server, transport in
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)

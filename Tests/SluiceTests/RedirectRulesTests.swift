@@ -73,6 +73,16 @@ struct RedirectRulesTests {
         }
     }
 
+    @Test func theApiKeyAndTokenHeadersAreRemovedUnlessKept() async throws {
+        let everything = RedirectPolicy.credentialHeaders.union(RedirectPolicy.secretHeaders)
+        #expect(RedirectPolicy.default.crossOriginRemovedHeaders == everything)
+        #expect(RedirectPolicy.secretHeaders.isDisjoint(with: RedirectPolicy.credentialHeaders))
+        let kept = RedirectPolicy(sensitiveHeaders: ["X-Tenant"], removesSecretHeaders: false)
+        #expect(kept.crossOriginRemovedHeaders == RedirectPolicy.credentialHeaders.union(["X-Tenant"]))
+        let next = try await redirect(307, from: "http://a.test/x", to: "http://b.test/y").get()
+        #expect(next.headers["X-Api-Key"] == nil, "removed by default")
+    }
+
     @Test func httpsToHttpIsRefusedUnlessAllowed() async throws {
         let refused = try await redirect(302, from: "https://a.test/x", to: "http://a.test/y")
         guard case .failure(let error) = refused else {

@@ -14,7 +14,8 @@ extension Client {
         chain.append(RedirectInterceptor(configuration.redirectPolicy))
         chain.append(
             DefaultHeadersInterceptor(
-                configuration.defaultHeaders, sensitiveHeaders: configuration.redirectPolicy.sensitiveHeaders))
+                configuration.defaultHeaders,
+                sensitiveHeaders: configuration.redirectPolicy.crossOriginRemovedHeaders))
         if let authorization = configuration.authorization { chain.append(AuthorizationInterceptor(authorization)) }
         return chain
     }

@@ -116,11 +116,13 @@ extension SluiceError {
         public static let connectionLost = Code("connectionLost")
         /// The TLS handshake or certificate verification failed; `message` has libcurl's reason.
         public static let tlsFailure = Code("tlsFailure")
-        /// The server's reply is not valid HTTP.
+        /// The server's reply is not valid HTTP, such as a head whose body's length is ambiguous
+        /// (Content-Lengths that differ, one that is not a length, one with a Transfer-Encoding).
         public static let protocolError = Code("protocolError")
         /// The decoded response body exceeded `RequestOptions.maximumBodySize`.
         public static let responseTooLarge = Code("responseTooLarge")
-        /// The response headers exceeded `RequestOptions.maximumHeaderSize`.
+        /// The response headers exceeded `RequestOptions.maximumHeaderSize`, or one header line
+        /// exceeded libcurl's limit of 100 KiB per line.
         public static let headersTooLarge = Code("headersTooLarge")
         /// Writing a downloaded body to its file failed.
         public static let fileWriteFailed = Code("fileWriteFailed")

@@ -6,17 +6,19 @@ import FoundationEssentials
 /// It runs below the redirect interceptor, once per hop, so a default header that is sensitive
 /// (`Authorization`, `Cookie`, `Proxy-Authorization`, and the names in `sensitiveHeaders`) is only
 /// added while the request goes to the origin it was made for: a redirect to another host never
-/// receives it.
+/// receives it. A client passes its redirect policy's `crossOriginRemovedHeaders`, so a default
+/// header is kept from another origin exactly when a request's own header would be.
 public struct DefaultHeadersInterceptor: Interceptor {
     /// The headers to add.
     public let headers: HTTPHeaders
-    /// Headers added only on the request's original origin, besides the credential headers.
+    /// Headers added only on the request's original origin, besides the credential headers; by
+    /// default the common API-key and token headers (`RedirectPolicy.secretHeaders`).
     public let sensitiveHeaders: Set<String>
     /// Whether any default header is sensitive: only then is the origin worth comparing.
     private let hasSecrets: Bool
 
     /// Creates the interceptor.
-    public init(_ headers: HTTPHeaders, sensitiveHeaders: Set<String> = []) {
+    public init(_ headers: HTTPHeaders, sensitiveHeaders: Set<String> = RedirectPolicy.secretHeaders) {
         // Checked once here: a request that takes them as they are is not checked again. Invalid
         // ones are kept as given, and a request carrying them fails when it is prepared.
         self.headers = (try? headers.checkedForSending()) ?? headers

@@ -16,15 +16,21 @@ enum RedirectRules {
 
     /// The next request after `request` was answered by `head`, or nil when `head` is not a
     /// redirect to follow (not a redirect status, or no `Location`). Throws `.redirectFailed`
-    /// for a target that may not be followed.
+    /// for a target that may not be followed, and for `Location`s that differ: which one the
+    /// server meant cannot be known (the same one repeated is followed).
     static func nextRequest(after request: Request, head: ResponseHead, policy: RedirectPolicy) throws(SluiceError)
         -> Request?
     {
-        guard isFollowed(status: head.status),
-            let location = head.headers["Location"], !location.isEmpty
-        else {
-            return nil
+        guard isFollowed(status: head.status) else { return nil }
+        let locations = head.headers.values(for: "Location")
+        guard let location = locations.first else { return nil }
+        if locations.count > 1, let other = locations.first(where: { $0 != location }) {
+            throw SluiceError(
+                .redirectFailed,
+                "The \(head.status) redirect from \(request.url.absoluteString) has Locations that differ, \(location.debugDescription) and \(other.debugDescription): refused to follow either."
+            )
         }
+        guard !location.isEmpty else { return nil }
         guard let target = resolve(location, against: request.url) else {
             throw SluiceError(
                 .redirectFailed,
@@ -42,7 +48,7 @@ enum RedirectRules {
             }
         }
         if origin(of: request.url) != origin(of: target) {
-            for name in RedirectPolicy.credentialHeaders.union(policy.sensitiveHeaders) {
+            for name in policy.crossOriginRemovedHeaders {
                 next.headers.remove(name: name)
             }
         }

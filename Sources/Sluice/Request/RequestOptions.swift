@@ -13,7 +13,9 @@ public struct RequestOptions: Sendable, Equatable {
     public var idleTimeout: Duration = .seconds(30)
     /// The most decoded body bytes accepted (a gzip bomb counts what it decodes to).
     public var maximumBodySize: Int64 = 256 * 1024 * 1024
-    /// The most header bytes accepted for one response.
+    /// The most header bytes accepted for one response. libcurl also refuses any single header
+    /// line longer than 100 KiB (`CURL_MAX_HTTP_HEADER`), whatever this says; both fail with
+    /// `.headersTooLarge`, whose message names the limit.
     public var maximumHeaderSize: Int = 256 * 1024
     /// Which HTTP version to use.
     public var httpVersion: HTTPVersionPreference = .automatic

@@ -39,6 +39,12 @@ enum AbortReason: Equatable {
     case bodyRead(String)
     /// libcurl set out to send a non-idempotent request a second time (`TransferContext.beginAttempt`).
     case notSentAgain
+    /// The response head is invalid: its body's framing is ambiguous (`HeaderBlockParser`), or
+    /// libcurl refused one of its lines; the reason completes "The response … is not valid HTTP: ".
+    case invalidHead(String)
+    /// libcurl refused a response header line longer than its own limit (`CURL_MAX_HTTP_HEADER`),
+    /// reported as `CURLE_OUT_OF_MEMORY` (see `CurlLoop.finish`).
+    case headerLineTooLong(limit: Int)
 }
 
 extension SluiceError {
@@ -66,6 +72,13 @@ extension SluiceError {
                 self.init(.invalidBody, "Reading the request body for \(url) failed: \(reason).", curlCode: curlCode)
             case .notSentAgain:
                 self.init(.connectionLost, Self.notSentAgain(url), curlCode: curlCode)
+            case .invalidHead(let reason):
+                self.init(.protocolError, "The response from \(url) is not valid HTTP: \(reason).", curlCode: curlCode)
+            case .headerLineTooLong(let limit):
+                self.init(
+                    .headersTooLarge,
+                    "A header line of the response from \(url) exceeded libcurl's limit of \(limit) bytes per line.",
+                    curlCode: curlCode)
             }
             return
         }

@@ -215,12 +215,36 @@ final class CurlLoop {
             {
                 context.abortReason = .notSentAgain
             }
+            if context.abortReason == nil, !context.hasResponseHead, let reason = Self.headFailure(result),
+                context.easy.info(CURLINFO_REQUEST_SIZE) > 0
+            {
+                context.abortReason = reason
+            }
             outcome = .failure(
                 SluiceError(
                     transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
                     connected: context.wasConnected, url: context.urlText))
         }
         complete(context, outcome)
+    }
+
+    /// What two of libcurl's generic codes mean when they end a transfer whose request went out and
+    /// whose response head is not complete: libcurl refused a line of the head.
+    private static func headFailure(_ result: CURLcode) -> AbortReason? {
+        switch result {
+        case CURLE_OUT_OF_MEMORY:
+            // A header line longer than CURL_MAX_HTTP_HEADER is refused as if memory ran out ("Out
+            // of memory", or "Avoided giant realloc for header" in older versions).
+            return .headerLineTooLong(limit: Int(SLUICE_MAX_HTTP_HEADER))
+        case CURLE_BAD_FUNCTION_ARGUMENT:
+            // libcurl's store of header fields (`curl_easy_header`) refuses, in some versions, a
+            // line it cannot make a field of: one that starts with whitespace and continues nothing.
+            return .invalidHead(
+                "libcurl refused one of its header lines, such as one that starts with whitespace before any header field"
+            )
+        default:
+            return nil
+        }
     }
 
     /// Ends a transfer: releases it, then tells the subscriber (so a request started from the

@@ -127,6 +127,10 @@ final class TransferContext {
             if status >= 200 || status == 101 { sendHeadIfNeeded() }
         case .field:
             break
+        case .invalid:
+            // libcurl would frame the body its own way: nothing of it may be taken as the body.
+            abortReason = .invalidHead(parser.problem ?? "its framing is invalid")
+            return 0
         }
         return bytes.count
     }
