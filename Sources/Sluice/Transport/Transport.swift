@@ -38,7 +38,9 @@ public protocol Transport: Sendable {
 
     /// Performs `request` and collects its response, body included: one value, then completion.
     /// `control` can suspend and resume the transfer; `monitor`, when given, is told of the head
-    /// and the progress as they happen.
+    /// and the progress as they happen (a transport of your own should tell it of the head at
+    /// least: the chain learns from it that a server answered, which decides whether a request
+    /// that is not idempotent may be sent again).
     ///
     /// The default collects the events of `transfer(_:control:)`; a transport may do it more cheaply.
     func response(for request: PreparedRequest, control: TransferControl?, monitor: TransferMonitor?)
