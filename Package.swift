@@ -69,11 +69,14 @@ let package = Package(
         .executableTarget(
             name: "Playground", dependencies: ["Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting"],
             path: "Playground"),
+        // A process that exits while the transport's loop thread works, run as children by the
+        // exit tests (SluiceTests only).
+        .executableTarget(name: "SluiceExitChild", dependencies: ["Sluice"], path: "Tests/SluiceExitChild"),
         .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals"]),
         .testTarget(
             name: "SluiceTests",
             dependencies: [
-                "Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting",
+                "Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting", "SluiceExitChild",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

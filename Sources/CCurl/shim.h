@@ -4,6 +4,8 @@
 #define SLUICE_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <dlfcn.h>
+#include <stdint.h>
 #include <sys/eventfd.h>
 
 static inline CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -60,6 +62,17 @@ static inline CURLcode sluice_easy_setopt_prereq_function(CURL *handle, curl_pre
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }
 
+/// CURLOPT_SOCKOPTFUNCTION: called for every socket libcurl opens for a connection, before it
+/// connects.
+static inline CURLcode sluice_easy_setopt_sockopt_function(CURL *handle, curl_sockopt_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, callback);
+}
+
+/// CURLOPT_CLOSESOCKETFUNCTION: closes, instead of libcurl, every socket libcurl opened.
+static inline CURLcode sluice_easy_setopt_closesocket_function(CURL *handle, curl_closesocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
+}
+
 static inline CURLcode sluice_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list) {
     return curl_easy_setopt(handle, option, list);
 }
@@ -77,6 +90,7 @@ static const int SLUICE_SEEKFUNC_OK = CURL_SEEKFUNC_OK;
 static const int SLUICE_SEEKFUNC_CANTSEEK = CURL_SEEKFUNC_CANTSEEK;
 static const int SLUICE_PREREQFUNC_OK = CURL_PREREQFUNC_OK;
 static const int SLUICE_PREREQFUNC_ABORT = CURL_PREREQFUNC_ABORT;
+static const int SLUICE_SOCKOPT_OK = CURL_SOCKOPT_OK;
 static const int SLUICE_PAUSE_ALL = CURLPAUSE_ALL;
 static const int SLUICE_PAUSE_CONT = CURLPAUSE_CONT;
 static const long SLUICE_PIPE_MULTIPLEX = CURLPIPE_MULTIPLEX;
@@ -87,6 +101,21 @@ static const int SLUICE_MAX_HTTP_HEADER = CURL_MAX_HTTP_HEADER;
 /// A non-blocking, close-on-exec eventfd, used to wake the transport's loop from other threads.
 static inline int sluice_eventfd(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+/// Asks OpenSSL, when libcurl uses it, not to free its global state at exit: called before
+/// curl_global_init, whose OpenSSL initialization otherwise registers OPENSSL_cleanup with atexit.
+/// That cleanup runs on the exiting thread while the transport's loop thread may still be inside
+/// OpenSSL (initializing it, in a TLS handshake or a transfer), which then crashes on freed locks
+/// and tables. The process's memory goes away with it anyway. The first initialization decides:
+/// OpenSSL registers its handler, or not, once. Found at run time, as libcurl may use another TLS
+/// library (OPENSSL_INIT_NO_ATEXIT is OpenSSL 1.1.1b's and later's).
+static inline void sluice_openssl_skip_exit_cleanup(void) {
+    typedef int (*init_crypto_function)(uint64_t options, const void *settings);
+    init_crypto_function init_crypto = (init_crypto_function)dlsym(RTLD_DEFAULT, "OPENSSL_init_crypto");
+    if (init_crypto != NULL) {
+        (void)init_crypto(0x00080000L /* OPENSSL_INIT_NO_ATEXIT */, NULL);
+    }
 }
 
 /// The version information of the linked libcurl (CURLVERSION_NOW is a macro Swift cannot see).

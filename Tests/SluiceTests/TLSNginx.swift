@@ -11,6 +11,8 @@ import Testing
 ///
 /// `/protocol` answers with the protocol nginx saw and the serial number of the connection it came
 /// on (`$server_protocol $connection`), which is how a test sees multiplexing from the server's side.
+/// Given an upstream port, `/upstream/…` is passed on over plain HTTP to that port on 127.0.0.1
+/// (`/upstream/x` as `/x`), unbuffered: a test's own server then answers over TLS and HTTP/2.
 ///
 /// `make deps` installs nginx and openssl; `isAvailable` is false without them.
 final class TLSNginx {
@@ -35,8 +37,8 @@ final class TLSNginx {
     func url(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
 
     /// Makes a certificate and a configuration in a new temporary directory, starts nginx on them
-    /// and returns once it accepts connections.
-    static func start() throws -> TLSNginx {
+    /// and returns once it accepts connections. `upstreamPort`: see `/upstream/` above.
+    static func start(upstreamPort: Int? = nil) throws -> TLSNginx {
         guard let executable else { throw Failure("nginx is not installed (make deps installs it)") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-tls-nginx-\(UUID().uuidString)")
@@ -50,6 +52,17 @@ final class TLSNginx {
                 "-addext", "subjectAltName=IP:127.0.0.1",
             ])
         let port = try freePort()
+        let upstream =
+            upstreamPort.map { upstreamPort in
+                """
+                location /upstream/ {
+                    proxy_pass http://127.0.0.1:\(upstreamPort)/;
+                    proxy_http_version 1.1;
+                    proxy_buffering off;
+                    proxy_read_timeout 60s;
+                }
+                """
+            } ?? ""
         // One process, no workers: nothing to drop privileges to, and one signal stops it. Temporary
         // paths point into the directory, so nginx writes nothing outside it.
         let configuration = """
@@ -92,6 +105,7 @@ final class TLSNginx {
                         internal;
                         return 204;
                     }
+                    \(upstream)
                 }
             }
             """

@@ -9,7 +9,7 @@ public struct RequestOptions: Sendable, Equatable {
     public var timeout: Duration? = nil
     /// The longest no byte may move in either direction before the transfer is abandoned. A slow
     /// transfer that keeps moving is never cut off. libcurl waits forever by default. The transport
-    /// looks for stalled transfers every 100 ms, so the timeout fires up to 200 ms late.
+    /// looks for stalled transfers every 100 ms, so the timeout fires up to 300 ms late.
     public var idleTimeout: Duration = .seconds(30)
     /// The most decoded body bytes accepted (a gzip bomb counts what it decodes to).
     public var maximumBodySize: Int64 = 256 * 1024 * 1024

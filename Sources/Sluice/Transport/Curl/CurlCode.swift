@@ -23,8 +23,11 @@ enum Curl {
             curlCode: Int(code.rawValue))
     }
 
-    /// Runs `curl_global_init` once per process, before the first handle is made.
+    /// Runs `curl_global_init` once per process, before the first handle is made. OpenSSL is told
+    /// first to leave its state alone at exit: a process may exit while the loop thread is in it
+    /// (see `sluice_openssl_skip_exit_cleanup`).
     static let globalInit: Void = {
+        sluice_openssl_skip_exit_cleanup()
         let code = curl_global_init(SLUICE_GLOBAL_DEFAULT)
         precondition(code == CURLE_OK, "curl_global_init failed: \(code)")
     }()
@@ -48,8 +51,13 @@ enum AbortReason: Equatable {
 }
 
 extension SluiceError {
-    /// The error for a transfer that libcurl finished with `code`.
-    init(transferResult code: CURLcode, message: String, abort: AbortReason?, connected: Bool, url: String) {
+    /// The error for a transfer that libcurl finished with `code`. `totalTimeoutExpired` tells
+    /// which of libcurl's two timers a CURLE_OPERATION_TIMEDOUT comes from (see
+    /// `TransferContext.totalTimeoutExpired`): the total timeout's when it had expired, else the
+    /// connect timeout's.
+    init(
+        transferResult code: CURLcode, message: String, abort: AbortReason?, totalTimeoutExpired: Bool, url: String
+    ) {
         let curlCode = Int(code.rawValue)
         let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
         if let abort {
@@ -88,7 +96,7 @@ extension SluiceError {
         case CURLE_COULDNT_CONNECT:
             self.init(.cannotConnect, "Could not connect to \(url): \(detail).", curlCode: curlCode)
         case CURLE_OPERATION_TIMEDOUT:
-            if connected {
+            if totalTimeoutExpired {
                 self.init(
                     .timedOut, "The transfer from \(url) exceeded its total timeout: \(detail).", timeout: .total,
                     curlCode: curlCode)

@@ -172,7 +172,11 @@ final class CurlLoop {
         if start.token.isFinishedOrDisposed { return }
         do throws(SluiceError) {
             let easy: EasyHandle
-            if let pooled = idleHandles.popLast() { easy = pooled } else { easy = try EasyConfigurator.makeHandle() }
+            if let pooled = idleHandles.popLast() {
+                easy = pooled
+            } else {
+                easy = try EasyConfigurator.makeHandle(sockets: multi.sockets)
+            }
             let context = TransferContext(
                 id: start.id, request: start.request, sink: start.sink, token: start.token, easy: easy,
                 placeholder: lastIdleCheck)
@@ -223,7 +227,8 @@ final class CurlLoop {
             outcome = .failure(
                 SluiceError(
                     transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
-                    connected: context.wasConnected, url: context.urlText))
+                    totalTimeoutExpired: result == CURLE_OPERATION_TIMEDOUT && context.totalTimeoutExpired,
+                    url: context.urlText))
         }
         complete(context, outcome)
     }
@@ -299,15 +304,23 @@ final class CurlLoop {
         nextIdleCheck = coarse + Self.coarseCheckInterval
         // A transfer whose callbacks moved bytes since the previous check (or that began since
         // then) was active at some point in the last interval: counted as active now, so the
-        // timeout fires at most two intervals late (never early), and neither the callbacks nor a
-        // new transfer read the clock.
+        // timeout fires a few intervals late at most (never early), and neither the callbacks nor a
+        // new transfer read the clock. One whose callbacks were silent may still have moved bytes
+        // that reach no callback (a header line that is not complete yet, a TLS record, compressed
+        // bytes that decode to nothing yet): its connection's counters tell (`connectionMoved`).
+        var connectionUse: [Int: Int]? = nil
         let stalled = transfers.values.filter { context in
             if context.activity != context.activitySeen {
                 context.activitySeen = context.activity
                 context.lastActivity = now
                 return false
             }
-            return !context.isPaused && now - context.lastActivity > context.request.options.idleTimeout
+            if context.isPaused { return false }
+            if connectionMoved(context, use: &connectionUse) {
+                context.lastActivity = now
+                return false
+            }
+            return now - context.lastActivity > context.request.options.idleTimeout
         }
         for context in stalled {
             context.abortReason = .idleTimeout
@@ -316,8 +329,40 @@ final class CurlLoop {
                 .failure(
                     SluiceError(
                         transferResult: CURLE_ABORTED_BY_CALLBACK, message: "", abort: .idleTimeout,
-                        connected: context.wasConnected, url: context.urlText)))
+                        totalTimeoutExpired: false, url: context.urlText)))
         }
+    }
+
+    /// Whether bytes moved on the connection of a transfer whose callbacks were silent, since the
+    /// previous look (see `SocketTable`): one `getsockopt` for a silent transfer at an idle check,
+    /// nothing for the others. Not before the transfer has a connection, nor on a connection that
+    /// carries other transfers too (HTTP/2), whose bytes would keep a stalled one alive. `use`
+    /// counts the transfers on each connection, made at the first look of a check.
+    private func connectionMoved(_ context: TransferContext, use: inout [Int: Int]?) -> Bool {
+        let key = Self.connectionKey(context.easy)
+        guard key > 0 else { return false }
+        if use == nil {
+            var counts: [Int: Int] = [:]
+            for other in transfers.values {
+                let otherKey = Self.connectionKey(other.easy)
+                if otherKey > 0 { counts[otherKey, default: 0] += 1 }
+            }
+            use = counts
+        }
+        guard use?[key] == 1,
+            let bytes = multi.sockets.bytesMoved(localPort: key >> 16, remotePort: key & 0xFFFF),
+            bytes != context.connectionBytesSeen
+        else { return false }
+        context.connectionBytesSeen = bytes
+        return true
+    }
+
+    /// The local and remote ports of a transfer's connection in one number, 0 while it has none
+    /// (libcurl sets them once connected, or when it reuses a connection).
+    private static func connectionKey(_ easy: EasyHandle) -> Int {
+        let local = easy.info(CURLINFO_LOCAL_PORT)
+        guard local > 0 else { return 0 }
+        return local << 16 | (easy.info(CURLINFO_PRIMARY_PORT) & 0xFFFF)
     }
 
     /// Milliseconds of the system's coarse monotonic clock.

@@ -19,8 +19,9 @@ enum EasyConfigurator {
     static let inlineBodyLimit = 64 * 1024 - 1
 
     /// A new handle with the options that are the same for every transfer: set once here, never
-    /// reset (every other option is set for each transfer, see `setRequestOptions`).
-    static func makeHandle() throws(SluiceError) -> EasyHandle {
+    /// reset (every other option is set for each transfer, see `setRequestOptions`). `sockets` is
+    /// the table of the multi handle the handle runs in.
+    static func makeHandle(sockets: SocketTable) throws(SluiceError) -> EasyHandle {
         let easy = try EasyHandle()
         // Only http and https, also for redirects libcurl might see (it follows none itself).
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -43,6 +44,11 @@ enum EasyConfigurator {
         try easy.set(CURLOPT_READFUNCTION, readCallback: readCallback)
         try easy.set(seekCallback: seekCallback)
         try easy.set(prerequestCallback: prerequestCallback)
+        // Every socket of a connection goes into the multi handle's table and is closed through it
+        // (see `SocketTable`).
+        try easy.set(socketOpenedCallback: socketOpenedCallback, closeSocketCallback: closeSocketCallback)
+        try easy.set(CURLOPT_SOCKOPTDATA, pointer: sockets.userData)
+        try easy.set(CURLOPT_CLOSESOCKETDATA, pointer: sockets.userData)
         return easy
     }
 
@@ -281,5 +287,12 @@ extension EasyHandle {
 
     func set(prerequestCallback: curl_prereq_callback) throws(SluiceError) {
         try Curl.check(sluice_easy_setopt_prereq_function(raw, prerequestCallback), "the prerequest callback")
+    }
+
+    func set(
+        socketOpenedCallback: curl_sockopt_callback, closeSocketCallback: curl_closesocket_callback
+    ) throws(SluiceError) {
+        try Curl.check(sluice_easy_setopt_sockopt_function(raw, socketOpenedCallback), "the socket option callback")
+        try Curl.check(sluice_easy_setopt_closesocket_function(raw, closeSocketCallback), "the close socket callback")
     }
 }

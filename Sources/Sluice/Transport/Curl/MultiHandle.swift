@@ -4,6 +4,9 @@ import Glibc
 /// Owns the libcurl multi handle of one transport. Used only on the loop thread; not Sendable.
 final class MultiHandle {
     let raw: UnsafeMutableRawPointer
+    /// The sockets of this multi handle's connections. Released after `curl_multi_cleanup`, which
+    /// closes the last of them through it.
+    let sockets = SocketTable()
 
     init(maximumConnections: Int, maximumConnectionsPerHost: Int, connectionCacheSize: Int) throws(SluiceError) {
         Curl.globalInit

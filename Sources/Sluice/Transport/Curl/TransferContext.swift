@@ -38,6 +38,9 @@ final class TransferContext {
     /// The value of `activity` at the loop's latest idle check, and when it last changed.
     @exclusivity(unchecked) var activitySeen: UInt64 = 0
     @exclusivity(unchecked) var lastActivity: ContinuousClock.Instant
+    /// The bytes moved on the transfer's connection when the loop last looked, while its callbacks
+    /// were silent (see `CurlLoop.connectionMoved`).
+    @exclusivity(unchecked) var connectionBytesSeen: UInt64 = 0
     @exclusivity(unchecked) var isPaused = false
     /// The length of a body handed to libcurl whole, with the head (0: none, or read in pieces).
     @exclusivity(unchecked) var inlineBodyLength: Int64 = 0
@@ -61,6 +64,9 @@ final class TransferContext {
     /// read once here, as each read of `request.body` copies it.
     let hasBody: Bool
     let expectedUpload: Int64?
+    /// When the transfer began, on libcurl's clock (see `monotonicNanoseconds`), for a request with
+    /// a total timeout (see `totalTimeoutExpired`); 0 for any other (no clock read).
+    private let startNanoseconds: Int64
 
     /// A transfer's state; `placeholder` is any past instant, replaced at the loop's next idle check.
     init(
@@ -77,6 +83,7 @@ final class TransferContext {
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         lastActivity = placeholder
+        startNanoseconds = request.options.timeout == nil ? 0 : Self.monotonicNanoseconds()
         if case .empty = request.body {
             hasBody = false
             expectedUpload = 0
@@ -327,9 +334,28 @@ final class TransferContext {
         return metrics
     }
 
-    /// Whether a connection had been made when the transfer ended (to tell connect timeouts apart).
-    var wasConnected: Bool {
-        easy.info(int64: CURLINFO_CONNECT_TIME_T) > 0 || easy.info(CURLINFO_NUM_CONNECTS) == 0 && headSent
+    /// Whether the total timeout had expired when libcurl ended the transfer with
+    /// CURLE_OPERATION_TIMEDOUT, which it reports for both of its timers: the connect timeout, which
+    /// runs only while a new connection is made (resolving, connecting, the TLS handshake), and the
+    /// total timeout, from the start of the transfer. Whether a connection existed tells them apart
+    /// only in part: libcurl reports no connect time for a reused connection, a total timeout can
+    /// fire while connecting, and libcurl may connect again after a reused connection died. The
+    /// times cannot mislead: libcurl fires the total timeout only once its time since the transfer
+    /// began reaches it, and this transfer's time, begun before libcurl's and read after libcurl
+    /// gave up, is at least that. When it is shorter, the connect timeout fired.
+    var totalTimeoutExpired: Bool {
+        guard let total = request.options.timeout else { return false }
+        // libcurl counts whole milliseconds (at least 1), and its difference of two times may be
+        // up to 1 ms more than what passed: a total timeout it fired may read a little short here.
+        let limit = max(1, total.wholeMilliseconds) - 2
+        return (Self.monotonicNanoseconds() - startNanoseconds) / 1_000_000 >= limit
+    }
+
+    /// Nanoseconds of CLOCK_MONOTONIC, the clock libcurl measures its timeouts with.
+    private static func monotonicNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     func closeOutput() {
