@@ -67,6 +67,22 @@ struct LoggingInterceptorTests {
         }
     }
 
+    @Test func apiKeysAndTokensAreRedactedWithoutBeingNamed() async throws {
+        try await withServer { server, transport in
+            let (logger, lines) = capture(level: .debug)
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, interceptors: [.logging(logger)], transport: transport)
+            _ = try await client.get(
+                "status/200", headers: ["X-Api-Key": "k-secret", "x-auth-token": "t-secret", "X-Trace": "t1"]
+            ).value
+            let text = lines.withLock { $0 }.map(\.1).joined(separator: "\n")
+            #expect(text.contains("X-Api-Key: ***"))
+            #expect(text.contains("x-auth-token: ***"))
+            #expect(text.contains("X-Trace: t1"))
+            #expect(!text.contains("k-secret") && !text.contains("t-secret"))
+        }
+    }
+
     @Test func failuresAreLoggedAsWarnings() async throws {
         let base = try await withServer { server in server.baseURL }
         let (logger, lines) = capture(level: .info)

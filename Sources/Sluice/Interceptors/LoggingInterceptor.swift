@@ -9,7 +9,8 @@ import Synchronization
 /// out (`→ GET https://…`) and one as it ends (`← 200 GET https://… 12 ms, 1.2 KB`, or the error).
 /// At `.debug`: the headers of both, and the first bytes of text bodies. The values of
 /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`, the headers named in
-/// `redactedHeaders`, and passwords in URLs are replaced by `***`.
+/// `redactedHeaders`, the API-key and token headers of `RedirectPolicy.secretHeaders`, and passwords
+/// in URLs are replaced by `***`.
 public struct LoggingInterceptor: Interceptor {
     /// Where the lines go.
     public let logger: Logger
@@ -93,7 +94,7 @@ public struct LoggingInterceptor: Interceptor {
     }
 
     func describe(_ headers: HTTPHeaders) -> String {
-        let secret = Self.credentialHeaders.union(redactedHeaders)
+        let secret = Self.credentialHeaders.union(RedirectPolicy.secretHeaders).union(redactedHeaders)
         let fields = headers.map { field in
             let hidden = secret.contains { field.name.caseInsensitiveEquals($0) }
             return "\(field.name): \(hidden ? "***" : field.value)"
