@@ -16,8 +16,11 @@ public enum SoakChild {
     public static let subcommand = "__soak"
     /// The longest the child may take before the parent kills it.
     public static let deadlineSeconds = 900
+    /// How long the child stays idle before it counts its baseline of fds and threads: libdispatch
+    /// retires an idle worker thread after about 5 s.
+    public static let idleSeconds = 7
     /// The longest the child waits for fds and threads to fall back to their baseline at the end.
-    public static let settleSeconds = 10
+    public static let settleSeconds = 15
     /// How many batches the sequential phase is split into, RSS sampled after each.
     public static let batches = 10
 

@@ -28,9 +28,10 @@ import Synchronization
 ///    body, disposed from the timer (mostly mid-body). Each must end exactly once, interrupted or
 ///    completed.
 ///
-/// File descriptors and threads are counted after a warm-up client has come and gone (the baseline)
-/// and after the soak's client has gone, waiting up to `SoakChild.settleSeconds` for them to fall
-/// back (the transport's thread ends, libdispatch's idle workers retire).
+/// File descriptors and threads are counted after a warm-up client has come and gone and the
+/// process has been idle (the baseline), and after the soak's client has gone, waiting up to
+/// `SoakChild.settleSeconds` for them to fall back (the transport's thread ends, libdispatch's idle
+/// workers retire).
 enum SluiceSoak {
     /// Every run's ledger, read again at the end for terminal events that came late.
     private static let ledgers = Mutex<[Ledger]>([])
@@ -209,19 +210,17 @@ enum SluiceSoak {
             bigInterrupted: counted.bigInterrupted)
     }
 
-    /// The counts of open descriptors and threads once they have not changed for half a second
-    /// (the warm-up client's thread has ended), or after three seconds.
+    /// The fewest open descriptors and threads seen over `SoakChild.idleSeconds`: by then the
+    /// warm-up client's thread has ended and libdispatch has retired its idle workers (after about
+    /// 5 s), so that a thread the soak leaks cannot hide behind a worker that retires.
     private static func steady() -> (fds: Int, threads: Int) {
-        var last = (fds: -1, threads: -1)
-        var unchanged = 0
-        for _ in 0..<30 {
+        var fewest = (fds: Int.max, threads: Int.max)
+        for _ in 0..<(SoakChild.idleSeconds * 10) {
             usleep(100_000)
-            let counts = (fds: Measure.openDescriptors() ?? -1, threads: Measure.threads() ?? -1)
-            unchanged = counts == last ? unchanged + 1 : 0
-            last = counts
-            if unchanged == 5 { break }
+            fewest.fds = min(fewest.fds, Measure.openDescriptors() ?? -1)
+            fewest.threads = min(fewest.threads, Measure.threads() ?? -1)
         }
-        return last
+        return fewest
     }
 
     /// Waits up to `seconds` for the open descriptors and threads to fall to `fds` and `threads` or

@@ -14,7 +14,7 @@ import Sluice
 /// rather than compares, and a miss exits 1.
 enum SoakBenchmark: Suite {
     static let name = "soak"
-    static let summary = "Sluice Client under load and cancellation: failures, exactly-once ends, leaks"
+    static let summary = "Sluice Client under load and cancellation: failures, exactly-once ends, leaks (not in all)"
 
     /// The targets: RSS growth per 10,000 sequential requests, in KiB.
     static let rssGrowthLimitKiB = 64
