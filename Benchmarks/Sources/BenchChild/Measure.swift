@@ -46,6 +46,11 @@ public enum Measure {
 
     /// A KiB figure from /proc/self/status, such as `VmHWM`, or nil where that file does not exist.
     private static func statusKiB(_ field: String) -> Int? {
+        statusValue(field)
+    }
+
+    /// The number after `field:` in /proc/self/status (`VmHWM`, `Threads`), or nil.
+    static func statusValue(_ field: String) -> Int? {
         guard let status = readFile("/proc/self/status") else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
             return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
@@ -54,7 +59,7 @@ public enum Measure {
     }
 
     /// The whole contents of a small text file, or nil if it cannot be opened.
-    private static func readFile(_ path: String) -> String? {
+    static func readFile(_ path: String) -> String? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []

@@ -39,7 +39,8 @@ struct Options: Sendable {
     var pinCPUs = true
     /// Requests started all at once by the end-to-end suite's burst workload.
     var atOnce = 10_000
-    /// End-to-end suite: a smoke test with a tenth of the requests, 64 MiB transfers and one round.
+    /// End-to-end suite: a smoke test with a tenth of the requests, 64 MiB transfers and one round;
+    /// soak suite: a tenth of its requests.
     var quick = false
 }
 
@@ -71,8 +72,9 @@ let suites: [any Suite.Type] = [
 ]
 
 /// The suites `all` leaves out, run only by name: the cost suite runs the children under valgrind
-/// (two to three minutes here, and valgrind must be installed).
-let separateSuites: [any Suite.Type] = [CostBenchmark.self]
+/// (two to three minutes here, and valgrind must be installed); the soak suite is long, and passes or
+/// fails rather than compares.
+let separateSuites: [any Suite.Type] = [CostBenchmark.self, SoakBenchmark.self]
 
 /// The usage text.
 @MainActor
@@ -105,7 +107,7 @@ func usage() -> String {
         "  --download-mib N   size of the download (and e2e upload) in MiB, transport and e2e suites (default 1024)",
         "  --at-once N        e2e suite: requests started all at once in the burst workload (default 10000)",
         "  --quick            e2e suite: a smoke test of at most 2000 requests, 1000 at once, 64 MiB",
-        "                     transfers, and one round unless --rounds is given",
+        "                     transfers, and one round unless --rounds is given; soak suite: a tenth",
         "  --flatmap          transport suite: also run requests through flatMap(.concat) and",
         "                     flatMap(.concurrent); off by default: SluiceSignals' flatMap is",
         "                     currently quadratic in the number of inner producers",
