@@ -3,9 +3,9 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" != "0" ] && command -v sudo >/dev/null && echo sudo)
-FORMAT_PATHS := Package.swift Sources Tests Playground Benchmarks/Package.swift Benchmarks/Sources
+FORMAT_PATHS := Package.swift Sources Tests Playground Fuzz/SluiceFuzz Benchmarks/Package.swift Benchmarks/Sources
 
-.PHONY: deps test demo bench bench-cost docs strict tsan format lint clean
+.PHONY: deps test demo bench bench-cost docs strict tsan fuzz format lint clean
 
 ## Installs libcurl's and zlib's development files, pkg-config, iproute2, nginx and openssl when
 ## they are missing.
@@ -74,6 +74,25 @@ TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHand
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
+## Fuzzes each of Sluice's own parsers for FUZZ_SECONDS (libFuzzer, with the address sanitizer),
+## starting from its checked-in corpus in Fuzz/corpus/<target>. New inputs go to .build-fuzz/corpus,
+## a crash's input to Fuzz/crashes/<target>-crash-<hash>, and the first crash fails the run. Replay
+## one with `SLUICE_FUZZ_TARGET=<target> swift run SluiceFuzz <file>` (a plain build runs files).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= json xml binary-plist xml-plist header-block raw-header-lines media-type http-date netlink \
+	multipart base-url query
+fuzz: deps
+	$(SWIFT) build --product SluiceFuzz --scratch-path .build-fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DSLUICE_FUZZING
+	@mkdir -p Fuzz/crashes
+	@for target in $(FUZZ_TARGETS); do \
+		echo "== fuzzing $$target for $(FUZZ_SECONDS) s"; \
+		mkdir -p .build-fuzz/corpus/$$target; \
+		SWIFT_BACKTRACE=enable=no SLUICE_FUZZ_TARGET=$$target .build-fuzz/debug/SluiceFuzz \
+			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$target- \
+			.build-fuzz/corpus/$$target Fuzz/corpus/$$target || exit 1; \
+	done
+
 ## Formats the sources in place with the toolchain's swift-format and the checked-in .swift-format.
 format:
 	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)
@@ -89,4 +108,4 @@ lint:
 		|| { echo "Sluice and SluiceSignals import FoundationEssentials, not Foundation"; exit 1; }
 
 clean:
-	rm -rf .build .build-strict .build-tsan Benchmarks/.build
+	rm -rf .build .build-strict .build-tsan .build-fuzz Benchmarks/.build

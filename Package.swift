@@ -72,6 +72,11 @@ let package = Package(
         // A process that exits while the transport's loop thread works, run as children by the
         // exit tests (SluiceTests only).
         .executableTarget(name: "SluiceExitChild", dependencies: ["Sluice"], path: "Tests/SluiceExitChild"),
+        // The fuzz targets of Sluice's own parsers, one executable chosen by SLUICE_FUZZ_TARGET (`make fuzz`).
+        // A plain build replays files through them; `make fuzz` builds them with libFuzzer.
+        .executableTarget(
+            name: "SluiceFuzz", dependencies: ["Sluice", "SluiceFormats", "SluiceReachability"],
+            path: "Fuzz/SluiceFuzz"),
         .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals"]),
         .testTarget(
             name: "SluiceTests",

@@ -156,4 +156,23 @@ struct RawHeaderLinesTests {
         #expect(feed("\r\n") == .end)
         #expect(parser.contentLength == Int64.max)
     }
+
+    /// Found by the header block fuzz target: a folded trailer line after a head with a
+    /// Content-Length read the head's line again, at an offset past the trailer's lines, and crashed.
+    @Test func aFoldedTrailerLineAfterAContentLengthIsAField() {
+        var parser = HeaderBlockParser()
+        func feed(_ line: String) -> HeaderBlockParser.Line {
+            Array(line.utf8).withUnsafeBufferPointer { parser.read($0) }
+        }
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        #expect(feed("Content-Type: text/plain\r\n") == .field)
+        #expect(feed("Content-Length: 5\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        _ = parser.takeHeaders()
+        #expect(feed("X: 1\r\n") == .field)
+        #expect(feed(" folded\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.contentLength == 5)
+        #expect(parser.takeHeaders()["X"] == "1 folded")
+    }
 }

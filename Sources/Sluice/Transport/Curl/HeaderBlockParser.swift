@@ -57,6 +57,9 @@ struct HeaderBlockParser {
         defer {
             lines = []
             isTrailer = true
+            // The head's Content-Length line went with its lines: a folded trailer line must not
+            // read it again (its start would lie past the trailer's lines).
+            contentLengthLineStart = -1
         }
         return HTTPHeaders(lines: RawHeaderLines(bytes: lines))
     }
