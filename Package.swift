@@ -75,13 +75,17 @@ let package = Package(
         // The fuzz targets of Sluice's own parsers, one executable chosen by SLUICE_FUZZ_TARGET (`make fuzz`).
         // A plain build replays files through them; `make fuzz` builds them with libFuzzer.
         .executableTarget(
-            name: "SluiceFuzz", dependencies: ["Sluice", "SluiceFormats", "SluiceReachability"],
+            name: "SluiceFuzz", dependencies: ["Sluice", "SluiceFormats", "SluiceReachability", "QueryStringDecoding"],
             path: "Fuzz/SluiceFuzz"),
+        // A reader of the query strings URLEncoding writes, for the round-trip tests and the query
+        // fuzz target (test support, not a product).
+        .target(name: "QueryStringDecoding", dependencies: ["Sluice"], path: "Tests/QueryStringDecoding"),
         .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals"]),
         .testTarget(
             name: "SluiceTests",
             dependencies: [
                 "Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting", "SluiceExitChild",
+                "QueryStringDecoding",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import QueryStringDecoding
 import Sluice
 import SluiceFormats
 import SluiceReachability

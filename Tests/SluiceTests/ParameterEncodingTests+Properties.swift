@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import QueryStringDecoding
 import Sluice
 import SluiceFormats
 import SluiceReachability

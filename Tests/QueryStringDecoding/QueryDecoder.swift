@@ -1,13 +1,12 @@
 import Foundation
 import Sluice
-import SluiceFormats
-import SluiceReachability
 
 /// An independent reader of the query strings `URLEncoding` writes: parses `a%5Bb%5D%5B%5D=c&…` back
-/// into a parameter tree of strings, for round-trip tests.
-enum QueryDecoder {
+/// into a parameter tree of strings, for the round-trip tests and the query fuzz target (one copy,
+/// shared by both).
+package enum QueryDecoder {
     /// A tree being rebuilt.
-    indirect enum Node {
+    package indirect enum Node {
         case leaf(String?)
         case dictionary([String: Node])
         case list([Node])
@@ -15,19 +14,19 @@ enum QueryDecoder {
     }
 
     /// The characters a query component may keep: RFC 3986 unreserved, `?` and `/`.
-    static let allowedInQuery = CharacterSet(
+    package static let allowedInQuery = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~?/%=&")
 
     private static let allowedInComponent = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~?/")
 
     /// Foundation's escaping of a query key or value, as the expected result.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: allowedInComponent)!
     }
 
     /// The parameters of `query`: values as strings, bare keys as null, `[]` or `[n]` as arrays.
-    static func decode(_ query: String, arrayEncoding: URLEncoding.ArrayEncoding) -> Parameter {
+    package static func decode(_ query: String, arrayEncoding: URLEncoding.ArrayEncoding) -> Parameter {
         var root: Node? = .dictionary([:])
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -40,7 +39,7 @@ enum QueryDecoder {
 
     /// `a[b][]` → `["a", "b", ""]`, read scalar by scalar: a bracket may share a grapheme cluster with
     /// the character before or after it (a prepended mark, a combining mark).
-    static func segments(of key: String) -> [String] {
+    package static func segments(of key: String) -> [String] {
         var segments: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in key.unicodeScalars {
@@ -58,7 +57,7 @@ enum QueryDecoder {
         return segments
     }
 
-    static func insert(_ value: String?, at path: ArraySlice<String>, into node: inout Node?, indexed: Bool) {
+    package static func insert(_ value: String?, at path: ArraySlice<String>, into node: inout Node?, indexed: Bool) {
         guard let segment = path.first else {
             node = .leaf(value)
             return
@@ -88,7 +87,7 @@ enum QueryDecoder {
         }
     }
 
-    static func finish(_ node: Node) -> Parameter {
+    package static func finish(_ node: Node) -> Parameter {
         switch node {
         case .leaf(let value): return value.map(Parameter.string) ?? .null
         case .dictionary(let entries): return .dictionary(entries.mapValues(finish))
@@ -102,7 +101,7 @@ enum QueryDecoder {
     }
 
     /// What `decode` should give for `parameter`: scalars as text, sets as arrays in encoded order.
-    static func expectedDecoding(of parameter: Parameter, boolEncoding: URLEncoding.BoolEncoding) -> Parameter {
+    package static func expectedDecoding(of parameter: Parameter, boolEncoding: URLEncoding.BoolEncoding) -> Parameter {
         switch parameter {
         case .string, .null: return parameter
         case .int(let int): return .string(String(int))
@@ -127,33 +126,7 @@ enum QueryDecoder {
     }
 }
 
-/// Comparison of Sluice's `JSONValue`, read by `JSONDecoder`, with the parameters it was written from.
-extension JSONValue {
-    /// Whether this is what `parameter` should be written as (a set in any order).
-    func matches(_ parameter: Parameter) -> Bool {
-        switch (self, parameter) {
-        case (.null, .null): return true
-        case (.bool(let a), .bool(let b)): return a == b
-        case (.number(let a), .int(let b)): return a == Double(b)
-        case (.number(let a), .double(let b)): return a == b
-        case (.string(let a), .string(let b)): return a == b
-        case (.array(let a), .array(let b)):
-            return a.count == b.count && zip(a, b).allSatisfy { $0.matches($1) }
-        case (.array(let a), .set(let b)):
-            var remaining = Array(b)
-            for element in a {
-                guard let index = remaining.firstIndex(where: { element.matches($0) }) else { return false }
-                remaining.remove(at: index)
-            }
-            return remaining.isEmpty
-        case (.object(let a), .dictionary(let b)):
-            return a.count == b.count && a.allSatisfy { key, value in b[key].map { value.matches($0) } ?? false }
-        default: return false
-        }
-    }
-}
-
 extension String {
     /// Whether this is a non-empty run of ASCII digits, like an array index.
-    var isASCIIDigits: Bool { !isEmpty && unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
+    package var isASCIIDigits: Bool { !isEmpty && unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
 }
