@@ -1,9 +1,10 @@
 /// Receives the events of one subscription.
 ///
-/// An `Observer` is a thin wrapper around a closure; the guarantees of the event grammar
-/// (serial delivery, one terminal event) are enforced by the `Signal` or `SignalProducer`
-/// that calls it, not by the observer itself.
-public final class Observer<Value: Sendable, Failure: Error>: Sendable {
+/// An `Observer` is a closure and nothing more: a value, so that an operator's per-subscription
+/// state is the closure's context alone, with no object around it. The guarantees of the event
+/// grammar (serial delivery, one terminal event) are enforced by the `Signal` or
+/// `SignalProducer` that calls it, not by the observer itself.
+public struct Observer<Value: Sendable, Failure: Error>: Sendable {
     @usableFromInline
     let action: @Sendable (Event<Value, Failure>) -> Void
 
@@ -15,7 +16,7 @@ public final class Observer<Value: Sendable, Failure: Error>: Sendable {
 
     /// Creates an observer from one optional closure per kind of event.
     @inlinable
-    public convenience init(
+    public init(
         value: (@Sendable (Value) -> Void)? = nil,
         failed: (@Sendable (Failure) -> Void)? = nil,
         completed: (@Sendable () -> Void)? = nil,

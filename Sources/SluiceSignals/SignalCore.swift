@@ -34,20 +34,19 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     // the runtime's exclusivity checks are off for them: they cost more than everything else on
     // the path of an event, and the token already guarantees exclusive access.
     //
-    // Observers are stored as `AnyObject` and queue storage as `AnyObject` on purpose: the fields of
-    // a generic class are destroyed by generic code that looks up each field's type metadata at run
-    // time, which would cost more than the rest of a producer's start and dispose together. These
-    // fields always hold `Observer<Value, Failure>` and `LockStorage<PendingQueue<Item>>`, and are
-    // cast back with `unsafeDowncast`, which costs nothing.
+    // Queue storage is kept as `AnyObject` on purpose: the fields of a generic class are destroyed
+    // by generic code that looks up each field's type metadata at run time, which would cost more
+    // than the rest of a producer's start and dispose together. It always holds a
+    // `LockStorage<PendingQueue<Item>>`, cast back with `unsafeDowncast`, which costs nothing.
+    // Observers are closures (see `Observer`), whose layout is the same whatever the types, so
+    // they are stored as they are.
 
-    /// The first observer (a producer's gate has only this one), owned.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: AnyObject?
+    /// The first observer (a producer's gate has only this one).
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: Observer<Value, Failure>?
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var singleID: UInt64 = 0
-    /// The first observer again, unowned, so delivering to it needs no retain and release: `single`
-    /// keeps it alive, and only the token holder can change `single`.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var singleObserver: Unmanaged<AnyObject>?
     /// Further observers of a multicast signal.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var others: [(id: UInt64, observer: AnyObject)] = []
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var others:
+        [(id: UInt64, observer: Observer<Value, Failure>)] = []
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var deliveryEnded = false
 
     /// The delivery token: 0 when free; otherwise 1 plus the number of enqueue notifications.
@@ -87,12 +86,6 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     func setSingle(_ observer: Observer<Value, Failure>?, id: UInt64) {
         single = observer
         singleID = id
-        singleObserver = observer.map { Unmanaged.passUnretained($0 as AnyObject) }
-    }
-
-    @inlinable
-    static func observer(_ object: AnyObject) -> Observer<Value, Failure> {
-        unsafeDowncast(object, to: Observer<Value, Failure>.self)
     }
 
     @inlinable
@@ -205,17 +198,15 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             setSingle(nil, id: 0)
             others = []
             terminated.store(true, ordering: .releasing)
-            if let lastSingle { Self.observer(lastSingle).send(event) }
-            for target in lastOthers { Self.observer(target.observer).send(event) }
+            if let lastSingle { lastSingle.send(event) }
+            for target in lastOthers { target.observer.send(event) }
             return
         }
         if isInterrupting.load(ordering: .relaxed) { return }
-        if let singleObserver {
-            singleObserver._withUnsafeGuaranteedRef { Self.observer($0).send(event) }
-        }
+        if let single { single.send(event) }
         if !others.isEmpty {
             let targets = others
-            for target in targets { Self.observer(target.observer).send(event) }
+            for target in targets { target.observer.send(event) }
         }
     }
 
