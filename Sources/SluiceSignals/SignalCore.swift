@@ -41,9 +41,14 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     // Observers are closures (see `Observer`), whose layout is the same whatever the types, so
     // they are stored as they are.
 
-    /// The first observer (a producer's gate has only this one).
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: Observer<Value, Failure>?
+    /// The first observer (a producer's gate has only this one), in a box of its own: a closure
+    /// read from a variable is retained and released around every call, where the box can be
+    /// read unowned (`singleBox`), as the token's holder alone may replace it.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: ObserverBox<Value, Failure>?
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var singleID: UInt64 = 0
+    /// The first observer's box again, unowned, so delivering to it needs no retain and release:
+    /// `single` keeps it alive, and only the token holder can change `single`.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var singleBox: Unmanaged<ObserverBox<Value, Failure>>?
     /// Further observers of a multicast signal.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var others:
         [(id: UInt64, observer: Observer<Value, Failure>)] = []
@@ -84,8 +89,10 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
 
     @inlinable
     func setSingle(_ observer: Observer<Value, Failure>?, id: UInt64) {
-        single = observer
+        let box = observer.map { ObserverBox($0) }
+        single = box
         singleID = id
+        singleBox = box.map { Unmanaged.passUnretained($0) }
     }
 
     @inlinable
@@ -198,12 +205,12 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             setSingle(nil, id: 0)
             others = []
             terminated.store(true, ordering: .releasing)
-            if let lastSingle { lastSingle.send(event) }
+            if let lastSingle { lastSingle.observer.send(event) }
             for target in lastOthers { target.observer.send(event) }
             return
         }
         if isInterrupting.load(ordering: .relaxed) { return }
-        if let single { single.send(event) }
+        if let singleBox { singleBox._withUnsafeGuaranteedRef { $0.observer.send(event) } }
         if !others.isEmpty {
             let targets = others
             for target in targets { target.observer.send(event) }
@@ -277,6 +284,17 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     /// Whether the core has delivered its terminal event.
     @inlinable
     var isDisposed: Bool { isTerminated }
+}
+
+/// A `SignalCore`'s first observer (see `SignalCore.single`).
+@usableFromInline
+final class ObserverBox<Value: Sendable, Failure: Error>: Sendable {
+    @usableFromInline let observer: Observer<Value, Failure>
+
+    @inlinable
+    init(_ observer: Observer<Value, Failure>) {
+        self.observer = observer
+    }
 }
 
 /// Detaches one observer from a `SignalCore`.
