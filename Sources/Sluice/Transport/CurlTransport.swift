@@ -83,8 +83,8 @@ public final class CurlTransport: Transport {
         let queue = self.queue
         return SignalProducer { observer, lifetime in
             let id = queue.makeID()
-            let token = TransferToken(id: id, queue: queue)
-            queue.send(.start(TransferStart(id: id, request: request, sink: .events(observer), token: token)))
+            let token = TransferContext(id: id, request: request, sink: .events(observer), queue: queue)
+            queue.send(.start(TransferStart(context: token)))
             if let control {
                 control.bind(queue: queue, id: id)
                 lifetime.observeEnded { control.unbind(id: id) }
@@ -108,8 +108,9 @@ public final class CurlTransport: Transport {
             // The loop thread sends, a disposal interrupts from another: the token lets only the
             // first of them end the stream (see `TransferToken`).
             let id = queue.makeID()
-            let token = TransferToken(id: id, queue: queue, subscriber: downstream)
-            queue.send(.start(TransferStart(id: id, request: request, sink: .response(monitor), token: token)))
+            let token = TransferContext(
+                id: id, request: request, sink: .response(monitor), queue: queue, subscriber: downstream)
+            queue.send(.start(TransferStart(context: token)))
             if let control {
                 control.bind(queue: queue, id: id)
                 lifetime.observeEnded { control.unbind(id: id) }

@@ -20,10 +20,12 @@ enum LoopCommand: Sendable {
 
 /// Everything the loop needs to start one transfer; made on the caller's thread.
 struct TransferStart: Sendable {
-    let id: UInt64
-    let request: PreparedRequest
-    let sink: TransferSink
-    let token: TransferToken
+    /// The transfer's state, made with it and handed to the loop (it is the transfer's token too).
+    let context: TransferContext
+
+    var id: UInt64 { context.id }
+    var sink: TransferSink { context.sink }
+    var token: TransferToken { context }
 }
 
 /// Where the outcome of a transfer goes.

@@ -177,14 +177,14 @@ final class CurlLoop {
             } else {
                 easy = try EasyConfigurator.makeHandle(sockets: multi.sockets)
             }
-            let context = TransferContext(
-                id: start.id, request: start.request, sink: start.sink, token: start.token, easy: easy,
-                placeholder: lastIdleCheck)
+            let context = start.context
+            context.begin(on: easy, placeholder: lastIdleCheck)
             do throws(SluiceError) {
                 try EasyConfigurator.configure(context, configuration: configuration)
                 try multi.add(easy)
             } catch {
                 context.closeOutput()
+                context.easy = nil
                 recycle(easy)
                 throw error
             }
@@ -258,13 +258,13 @@ final class CurlLoop {
         release(context)
         switch outcome {
         case .success(let metrics): context.succeed(metrics)
-        case .failure(let error): context.sink.fail(error, token: context.token)
+        case .failure(let error): context.sink.fail(error, token: context)
         }
     }
 
     /// Removes a transfer from libcurl and from the tables, in libcurl's order, and keeps its handle.
     private func release(_ context: TransferContext) {
-        context.token.markFinished()
+        context.markFinished()
         multi.remove(context.easy)
         context.easy.transfer = nil
         context.closeOutput()
@@ -273,6 +273,9 @@ final class CurlLoop {
         // A pause is no option the next transfer sets again (see `EasyHandle`): a handle that ended
         // suspended could carry it into the next transfer, so it is let go instead.
         if !context.isPaused { recycle(context.easy) }
+        // The handle is the loop's: the context, which its subscriber may hold a while longer,
+        // lets go of it here, so that a handle let go is cleaned up on the loop thread.
+        context.easy = nil
     }
 
     private func recycle(_ easy: EasyHandle) {

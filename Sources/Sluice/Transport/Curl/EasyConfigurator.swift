@@ -55,7 +55,7 @@ enum EasyConfigurator {
     /// Readies a handle for one request: every per-request option (`setRequestOptions`), then the
     /// header lines.
     static func configure(_ context: TransferContext, configuration: CurlTransport.Configuration) throws(SluiceError) {
-        let easy = context.easy
+        let easy: EasyHandle = context.easy
         let request = context.request
 
         // The callbacks' way to the transfer, and the loop's from a finished handle to its context.
@@ -120,7 +120,7 @@ enum EasyConfigurator {
     private static func setRequestOptions(
         _ context: TransferContext, inlineBody: Data?, sendsBody: Bool
     ) throws(SluiceError) {
-        let easy = context.easy
+        let easy: EasyHandle = context.easy
         let request = context.request
 
         // The method options: libcurl's defaults (a plain GET) unless the request needs others.

@@ -5,20 +5,25 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// The state of one transfer while libcurl runs it.
+/// The state of one transfer while libcurl runs it, and the transfer's token (see `TransferToken`):
+/// one object per request for the producer's side and the loop's.
 ///
-/// Lives on the transport's loop thread only, from the moment the loop picks the transfer up until
-/// it is removed from the multi handle; libcurl's callbacks reach it through an unretained pointer
-/// (the easy handle's `transfer` for the header, write and prerequest callbacks, their own user
-/// data for the read and seek callbacks), whose lifetime the loop's table of contexts guarantees.
-final class TransferContext {
-    let id: UInt64
+/// Made on the caller's thread when the transfer's producer starts, and handed to the loop with
+/// the start command. Its mutable state is the loop thread's only, from the moment the loop picks
+/// the transfer up until it is removed from the multi handle; libcurl's callbacks reach it through
+/// an unretained pointer (the easy handle's `transfer` for the header, write and prerequest
+/// callbacks, their own user data for the read and seek callbacks), whose lifetime the loop's table
+/// of contexts guarantees.
+final class TransferContext: TransferToken, @unchecked Sendable {
+    // `@unchecked Sendable`: other threads touch only the token's part (atomic flags and `let`s);
+    // the `let`s below are set before the start command hands the context to the loop (the command
+    // queue's lock orders that), and every `var` is the loop thread's alone.
     let request: Request
     /// The request's URL as text (see `PreparedRequest.urlText`).
     let urlText: String
     let sink: TransferSink
-    let token: TransferToken
-    let easy: EasyHandle
+    /// The handle libcurl runs the transfer on, from `begin` until the loop releases the transfer.
+    @exclusivity(unchecked) var easy: EasyHandle!
     /// The request's limits, read once: a callback reads them for every line and chunk.
     private let maximumHeaderSize: Int
     private let maximumBodySize: Int64
@@ -66,24 +71,21 @@ final class TransferContext {
     let expectedUpload: Int64?
     /// When the transfer began, on libcurl's clock (see `monotonicNanoseconds`), for a request with
     /// a total timeout (see `totalTimeoutExpired`); 0 for any other (no clock read).
-    private let startNanoseconds: Int64
+    @exclusivity(unchecked) private var startNanoseconds: Int64 = 0
 
-    /// A transfer's state; `placeholder` is any past instant, replaced at the loop's next idle check.
+    /// A transfer of `request` whose cancel command goes to `queue`; `subscriber` is the observer
+    /// of a collected response, which the token delivers to.
     init(
-        id: UInt64, request: PreparedRequest, sink: TransferSink, token: TransferToken, easy: EasyHandle,
-        placeholder: ContinuousClock.Instant
+        id: UInt64, request: PreparedRequest, sink: TransferSink, queue: CommandQueue,
+        subscriber: Observer<Response, SluiceError>? = nil
     ) {
-        self.id = id
         urlText = request.urlText
         let request = request.request
         self.request = request
         self.sink = sink
-        self.token = token
-        self.easy = easy
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
-        lastActivity = placeholder
-        startNanoseconds = request.options.timeout == nil ? 0 : Self.monotonicNanoseconds()
+        lastActivity = Self.unstarted
         if case .empty = request.body {
             hasBody = false
             expectedUpload = 0
@@ -91,6 +93,18 @@ final class TransferContext {
             hasBody = true
             expectedUpload = request.body.knownLength
         }
+        super.init(id: id, queue: queue, subscriber: subscriber)
+    }
+
+    /// What `lastActivity` holds until `begin` sets it.
+    private static let unstarted = ContinuousClock.now
+
+    /// The loop picks the transfer up: it runs on `easy`; `placeholder` is any past instant,
+    /// replaced at the loop's next idle check.
+    func begin(on easy: EasyHandle, placeholder: ContinuousClock.Instant) {
+        self.easy = easy
+        lastActivity = placeholder
+        if request.options.timeout != nil { startNanoseconds = Self.monotonicNanoseconds() }
     }
 
     var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -294,14 +308,14 @@ final class TransferContext {
             observer.sendCompleted()
         case .response:
             guard let head else {
-                token.deliver(.failure(SluiceError(.protocolError, "The transfer completed without a response head.")))
+                deliver(.failure(SluiceError(.protocolError, "The transfer completed without a response head.")))
                 return
             }
             var fileURL: URL?
             if case .file(let url) = request.options.destination { fileURL = url }
             let body = self.body
             self.body = Data()
-            token.deliver(
+            deliver(
                 .success(
                     Response(
                         status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,

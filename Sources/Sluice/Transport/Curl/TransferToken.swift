@@ -11,7 +11,12 @@ import Synchronization
 /// operation on the token's flags decides which; only the winner sends, so the subscriber's events
 /// stay serial; a general gate (a signal core and an observer, two allocations per request) is kept
 /// for the event stream of `transfer(_:)`, where the loop sends many events.
-final class TransferToken: Disposable {
+///
+/// Not final: a started transfer's token is its `TransferContext`, made on the caller's thread,
+/// so that one object per request serves the producer and the loop.
+class TransferToken: Disposable, @unchecked Sendable {
+    // `@unchecked Sendable` because the class is not final: its own state is `let`s of `Sendable`
+    // values and atomic flags; see `TransferContext` for what its subclass adds.
     /// The token's flags, changed together by one atomic operation each (no lock: a contended
     /// `Mutex` is invisible to the thread sanitizer, and `Lock` would cost an allocation).
     private enum Flag {
@@ -39,17 +44,17 @@ final class TransferToken: Disposable {
     }
 
     /// Whether the producer's lifetime has ended (the subscriber disposed or got its terminal event).
-    var isDisposed: Bool { flags.load(ordering: .acquiring) & Flag.disposed != 0 }
+    final var isDisposed: Bool { flags.load(ordering: .acquiring) & Flag.disposed != 0 }
 
     /// Whether the transfer is over or no longer wanted: either way the loop must not begin it.
-    var isFinishedOrDisposed: Bool { flags.load(ordering: .acquiring) & (Flag.finished | Flag.disposed) != 0 }
+    final var isFinishedOrDisposed: Bool { flags.load(ordering: .acquiring) & (Flag.finished | Flag.disposed) != 0 }
 
     /// Called by the loop when the transfer is over.
-    func markFinished() { flags.bitwiseOr(Flag.finished, ordering: .acquiringAndReleasing) }
+    final func markFinished() { flags.bitwiseOr(Flag.finished, ordering: .acquiringAndReleasing) }
 
     /// Ends a collected response's stream with `outcome` (the response, then `completed`; or the
     /// failure), unless a disposal ended it first.
-    func deliver(_ outcome: Result<Response, SluiceError>) {
+    final func deliver(_ outcome: Result<Response, SluiceError>) {
         guard let subscriber else { return }
         let before = flags.bitwiseOr(Flag.ended, ordering: .acquiringAndReleasing).oldValue
         guard before & Flag.ended == 0 else { return }
@@ -64,7 +69,7 @@ final class TransferToken: Disposable {
 
     /// Ends the producer's side: interrupts a collected response's subscriber that has had nothing
     /// yet, and cancels the transfer if the loop has not finished it.
-    func dispose() {
+    final func dispose() {
         let before = flags.bitwiseOr(Flag.disposed | Flag.ended, ordering: .acquiringAndReleasing).oldValue
         guard before & Flag.disposed == 0 else { return }
         if before & Flag.ended == 0 { subscriber?.sendInterrupted() }
