@@ -21,14 +21,14 @@ public struct RedirectInterceptor: Interceptor {
         // The first hop's response passes through an observer (no gate, no inner subscription:
         // most requests are never redirected); a redirect's next hop is started from that observer
         // once the redirect's own transfer has ended, and its response reaches the same observer.
-        // (`run(into:)` rather than `lift`: one closure per request instead of two. The first hop
-        // is proceeded with once, here, as `lift` did: a restart runs the same producer again.)
-        let firstHop = chain.proceed(request)
-        let policy = self.policy
+        // (`run(into:)` rather than `lift`: no derived producer. The first hop is proceeded with
+        // once, here, as `lift` did: a restart runs the same producer again.) The run for the
+        // producer's start is made here too, holding what the closure would capture, so that the
+        // closure captures it alone and needs no context of its own; a further start (an
+        // interceptor above that retries) gets a fresh run.
+        let run = RedirectRun(policy: policy, chain: chain, request: request, firstHop: chain.proceed(request))
         return SignalProducer.serial { downstream, lifetime in
-            let run = RedirectRun(
-                policy: policy, chain: chain, request: request, downstream: downstream, lifetime: lifetime)
-            firstHop.run(into: run.observer, lifetime)
+            run.forThisStart().start(into: downstream, lifetime)
         }
     }
 
@@ -61,19 +61,42 @@ final class RedirectRun: Sendable {
 
     private let policy: RedirectPolicy
     private let chain: InterceptorChain
-    private let downstream: Observer<Response, SluiceError>
-    private let lifetime: Lifetime
+    /// The request as the interceptor received it, and the producer of its first hop.
+    private let request: Request
+    private let firstHop: SignalProducer<Response, SluiceError>
+    /// Whether a start has taken this run (see `forThisStart()`).
+    private let isTaken = Atomic(false)
+    // Set once, by the start that takes the run, before the first hop starts; read only when the
+    // hops' events arrive, which the transport orders after that start (its command queue's lock).
+    nonisolated(unsafe) private var downstream: Observer<Response, SluiceError>!
+    nonisolated(unsafe) private var lifetime: Lifetime!
     private let state: Mutex<State>
 
     init(
         policy: RedirectPolicy, chain: InterceptorChain, request: Request,
-        downstream: Observer<Response, SluiceError>, lifetime: Lifetime
+        firstHop: SignalProducer<Response, SluiceError>
     ) {
         self.policy = policy
         self.chain = chain
+        self.request = request
+        self.firstHop = firstHop
+        state = Mutex(State(request: request))
+    }
+
+    /// This run for the producer's first start; a fresh one for any later start, so that no start
+    /// inherits another's hops.
+    func forThisStart() -> RedirectRun {
+        if !isTaken.exchange(true, ordering: .acquiringAndReleasing) { return self }
+        let fresh = RedirectRun(policy: policy, chain: chain, request: request, firstHop: firstHop)
+        fresh.isTaken.store(true, ordering: .relaxed)
+        return fresh
+    }
+
+    /// Starts the first hop within a start's subscription.
+    func start(into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime) {
         self.downstream = downstream
         self.lifetime = lifetime
-        state = Mutex(State(request: request))
+        firstHop.run(into: observer, lifetime)
     }
 
     /// The observer of every hop's events.
