@@ -103,19 +103,23 @@ public final class CurlTransport: Transport {
     public func response(for request: PreparedRequest, control: TransferControl?, monitor: TransferMonitor?)
         -> SignalProducer<Response, SluiceError>
     {
-        let queue = self.queue
+        // The transfer's context is made with the producer and is all its closure captures (see
+        // `TransferContext.forThisStart()`).
+        let first = TransferContext(
+            id: queue.makeID(), request: request, sink: .response(monitor), queue: queue, control: control)
         return SignalProducer.serial { downstream, lifetime in
             // The loop thread sends, a disposal interrupts from another: the token lets only the
             // first of them end the stream (see `TransferToken`).
-            let id = queue.makeID()
-            let token = TransferContext(
-                id: id, request: request, sink: .response(monitor), queue: queue, subscriber: downstream)
-            queue.send(.start(TransferStart(context: token)))
-            if let control {
+            let context = first.forThisStart()
+            context.subscribe(downstream)
+            let queue = context.queue
+            queue.send(.start(TransferStart(context: context)))
+            if let control = context.control {
+                let id = context.id
                 control.bind(queue: queue, id: id)
                 lifetime.observeEnded { control.unbind(id: id) }
             }
-            lifetime += token
+            lifetime += context
         }
     }
 }

@@ -1,5 +1,6 @@
 internal import CCurl
 import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -22,6 +23,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// The request's URL as text (see `PreparedRequest.urlText`).
     let urlText: String
     let sink: TransferSink
+    /// Suspends and resumes the transfer (a task's, a stream's), if any; bound when it starts.
+    let control: TransferControl?
+    /// Whether a start has taken this context (see `forThisStart()`).
+    private let isTaken = Atomic(false)
     /// The handle libcurl runs the transfer on, from `begin` until the loop releases the transfer.
     @exclusivity(unchecked) var easy: EasyHandle!
     /// The request's limits, read once: a callback reads them for every line and chunk.
@@ -74,15 +79,25 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     @exclusivity(unchecked) private var startNanoseconds: Int64 = 0
 
     /// A transfer of `request` whose cancel command goes to `queue`; `subscriber` is the observer
-    /// of a collected response, which the token delivers to.
-    init(
+    /// of a collected response, which the token delivers to; `control` is bound to the transfer
+    /// when it starts.
+    convenience init(
         id: UInt64, request: PreparedRequest, sink: TransferSink, queue: CommandQueue,
-        subscriber: Observer<Response, SluiceError>? = nil
+        subscriber: Observer<Response, SluiceError>? = nil, control: TransferControl? = nil
     ) {
-        urlText = request.urlText
-        let request = request.request
+        self.init(
+            id: id, request: request.request, urlText: request.urlText, sink: sink, queue: queue,
+            subscriber: subscriber, control: control)
+    }
+
+    private init(
+        id: UInt64, request: Request, urlText: String, sink: TransferSink, queue: CommandQueue,
+        subscriber: Observer<Response, SluiceError>?, control: TransferControl?
+    ) {
+        self.urlText = urlText
         self.request = request
         self.sink = sink
+        self.control = control
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         lastActivity = Self.unstarted
@@ -94,6 +109,18 @@ final class TransferContext: TransferToken, @unchecked Sendable {
             expectedUpload = request.body.knownLength
         }
         super.init(id: id, queue: queue, subscriber: subscriber)
+    }
+
+    /// This context for its producer's first start, which takes it; a fresh one, with an id of its
+    /// own, for any later start. (A context made with its producer is what the producer's closure
+    /// captures, alone: no context of the closure's own per request.)
+    func forThisStart() -> TransferContext {
+        if !isTaken.exchange(true, ordering: .acquiringAndReleasing) { return self }
+        let fresh = TransferContext(
+            id: queue.makeID(), request: request, urlText: urlText, sink: sink, queue: queue, subscriber: nil,
+            control: control)
+        fresh.isTaken.store(true, ordering: .relaxed)
+        return fresh
     }
 
     /// What `lastActivity` holds until `begin` sets it.

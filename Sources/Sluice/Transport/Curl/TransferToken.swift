@@ -30,9 +30,11 @@ class TransferToken: Disposable, @unchecked Sendable {
     }
 
     let id: UInt64
-    private let queue: CommandQueue
+    let queue: CommandQueue
     /// The subscriber of a collected response, which the token ends; nil for an event stream.
-    private let subscriber: Observer<Response, SluiceError>?
+    /// Given at the latest by the start that takes the token (`subscribe(_:)`), before the start
+    /// command and the lifetime publish the token to the loop and to a disposal.
+    nonisolated(unsafe) private var subscriber: Observer<Response, SluiceError>?
     private let flags = Atomic<UInt8>(0)
 
     /// A token for transfer `id`, whose cancel command goes to `queue`; `subscriber` is the
@@ -40,6 +42,11 @@ class TransferToken: Disposable, @unchecked Sendable {
     init(id: UInt64, queue: CommandQueue, subscriber: Observer<Response, SluiceError>? = nil) {
         self.id = id
         self.queue = queue
+        self.subscriber = subscriber
+    }
+
+    /// Sets the subscriber of a collected response, for a token made before its start.
+    final func subscribe(_ subscriber: Observer<Response, SluiceError>) {
         self.subscriber = subscriber
     }
 
@@ -55,9 +62,8 @@ class TransferToken: Disposable, @unchecked Sendable {
     /// Ends a collected response's stream with `outcome` (the response, then `completed`; or the
     /// failure), unless a disposal ended it first.
     final func deliver(_ outcome: Result<Response, SluiceError>) {
-        guard let subscriber else { return }
         let before = flags.bitwiseOr(Flag.ended, ordering: .acquiringAndReleasing).oldValue
-        guard before & Flag.ended == 0 else { return }
+        guard before & Flag.ended == 0, let subscriber = takeSubscriber() else { return }
         switch outcome {
         case .success(let response):
             subscriber.send(value: response)
@@ -72,7 +78,15 @@ class TransferToken: Disposable, @unchecked Sendable {
     final func dispose() {
         let before = flags.bitwiseOr(Flag.disposed | Flag.ended, ordering: .acquiringAndReleasing).oldValue
         guard before & Flag.disposed == 0 else { return }
-        if before & Flag.ended == 0 { subscriber?.sendInterrupted() }
+        if before & Flag.ended == 0 { takeSubscriber()?.sendInterrupted() }
         if before & Flag.finished == 0 { queue.send(.cancel(id)) }
+    }
+
+    /// The subscriber, let go of: for whichever of the loop and a disposal set `ended` first, the
+    /// only one to touch it after the start. A finished stream keeps no observer (the producer,
+    /// which may hold a context made with it, would otherwise keep the chain alive through it).
+    private final func takeSubscriber() -> Observer<Response, SluiceError>? {
+        defer { subscriber = nil }
+        return subscriber
     }
 }
