@@ -13,12 +13,17 @@ public final class ObserverCount: Sendable {
     /// Whether anyone observes.
     public var isObserved: Bool { value > 0 }
 
+    @usableFromInline
     func add(_ delta: Int) { count.wrappingAdd(delta, ordering: .relaxed) }
 }
 
 extension Signal {
     /// A pipe whose signal counts its observers, so that whoever sends into it can skip building
     /// events nobody watches. Disposing an observation takes it off the count.
+    ///
+    /// Inlinable, so that sending into the pipe runs code specialized for its types: the generic
+    /// send looks up type metadata for every event.
+    @inlinable
     public static func countingPipe() -> (output: Signal, input: Observer<Value, Failure>, observers: ObserverCount) {
         let core = SignalCore<Value, Failure>()
         let input = Observer<Value, Failure>(core.send)
