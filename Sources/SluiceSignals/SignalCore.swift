@@ -23,7 +23,9 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         case event(Event<Value, Failure>)
         /// An event for one observer only (a property's current value for a new observer).
         case targeted(Event<Value, Failure>, Observer<Value, Failure>)
-        case attach(UInt64, Observer<Value, Failure>)
+        /// An observer to add, in the box it is kept in as the first one (made by the caller, in
+        /// code specialized for the types).
+        case attach(UInt64, ObserverBox<Value, Failure>)
         case detach(UInt64)
     }
 
@@ -84,15 +86,23 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
     @inlinable
     convenience init(observer: Observer<Value, Failure>) {
         self.init()
-        setSingle(observer, id: .max)
+        setSingle(ObserverBox(observer), id: .max)
     }
 
     @inlinable
-    func setSingle(_ observer: Observer<Value, Failure>?, id: UInt64) {
-        let box = observer.map { ObserverBox($0) }
+    func setSingle(_ box: ObserverBox<Value, Failure>, id: UInt64) {
         single = box
         singleID = id
-        singleBox = box.map { Unmanaged.passUnretained($0) }
+        singleBox = Unmanaged.passUnretained(box)
+    }
+
+    /// Lets go of the first observer. (No boxing here: a detach may run unspecialized, where
+    /// making an `ObserverBox` even to map nothing looked up its type metadata.)
+    @inlinable
+    func clearSingle() {
+        single = nil
+        singleID = 0
+        singleBox = nil
     }
 
     @inlinable
@@ -176,18 +186,18 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             deliver(event)
         case .targeted(let event, let observer):
             if !deliveryEnded { observer.send(event) }
-        case .attach(let id, let observer):
+        case .attach(let id, let box):
             if deliveryEnded {
-                observer.send(.interrupted)
+                box.observer.send(.interrupted)
             } else if single == nil {
-                setSingle(observer, id: id)
+                setSingle(box, id: id)
             } else {
-                others.append((id, observer))
+                others.append((id, box.observer))
             }
         case .detach(let id):
             // Released after this scope, outside every lock: an observer's deinit may run user code.
             if single != nil && singleID == id {
-                setSingle(nil, id: 0)
+                clearSingle()
             } else if let index = others.firstIndex(where: { $0.id == id }) {
                 others.remove(at: index)
             }
@@ -202,7 +212,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             deliveryEnded = true
             let lastSingle = single
             let lastOthers = others
-            setSingle(nil, id: 0)
+            clearSingle()
             others = []
             terminated.store(true, ordering: .releasing)
             if let lastSingle { lastSingle.observer.send(event) }
@@ -229,7 +239,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
             return disposable
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        submit(.attach(id, observer))
+        submit(.attach(id, ObserverBox(observer)))
         return SignalCoreDetacher(core: self, id: id)
     }
 
@@ -241,7 +251,7 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         _ observer: Observer<Value, Failure>, initial: Event<Value, Failure>?
     ) -> (disposable: (any Disposable)?, needsDrain: Bool) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        var needsDrain = enqueue(.attach(id, observer))
+        var needsDrain = enqueue(.attach(id, ObserverBox(observer)))
         if let initial { needsDrain = enqueue(.targeted(initial, observer)) || needsDrain }
         return (SignalCoreDetacher(core: self, id: id), needsDrain)
     }
