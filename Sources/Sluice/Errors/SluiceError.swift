@@ -95,6 +95,9 @@ extension SluiceError {
 
         /// The URL is malformed, or its scheme is not http or https.
         public static let invalidURL = Code("invalidURL")
+        /// The method is not an HTTP token (empty, or with a space, a separator, a control or a
+        /// non-ASCII character): sent, it would change the request line.
+        public static let invalidMethod = Code("invalidMethod")
         /// A header name or value is not allowed (for example it contains CR, LF or NUL).
         public static let invalidHeader = Code("invalidHeader")
         /// The request body cannot be sent (a file that is missing or unreadable, a failing provider).
@@ -170,8 +173,11 @@ extension SluiceError {
 extension SluiceError {
     /// Whether the request was never sent because it was invalid.
     public var isInvalidRequest: Bool {
-        [.invalidURL, .invalidHeader, .invalidBody, .invalidOption, .invalidParameters, .multipartEncoding].contains(
-            code)
+        [
+            .invalidURL, .invalidMethod, .invalidHeader, .invalidBody, .invalidOption, .invalidParameters,
+            .multipartEncoding,
+        ]
+        .contains(code)
     }
 
     /// Whether a timeout fired.

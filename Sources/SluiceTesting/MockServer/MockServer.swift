@@ -2,6 +2,7 @@ import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
+internal import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on loopback, for tests: scripted replies, injected faults, recorded requests.
@@ -15,7 +16,8 @@ import Synchronization
 /// ```
 ///
 /// Each server runs on its own event-loop thread and port, so a test can start several (for
-/// cross-origin cases). Connections are persistent (HTTP/1.1 keep-alive, `Connection: close`
+/// cross-origin cases). Started with a `MockServerTLS`, it serves `https://` URLs over TLS, faults
+/// and wire scripts included. Connections are persistent (HTTP/1.1 keep-alive, `Connection: close`
 /// honoured), request bodies of any size stream in, and `Expect: 100-continue` is answered.
 public final class MockServer: Sendable {
     /// Request bodies up to this many bytes (256 MiB) are kept in `RecordedRequest.body`; longer ones only by length and checksum.
@@ -27,7 +29,7 @@ public final class MockServer: Sendable {
     public let host: String
     /// The port the server listens on (chosen by the system when started with port 0).
     public let port: Int
-    /// `http://HOST:PORT/`, the base of every route's URL.
+    /// `http://HOST:PORT/` (`https://` with TLS), the base of every route's URL.
     public let baseURL: URL
 
     let state: MockServerState
@@ -36,7 +38,8 @@ public final class MockServer: Sendable {
     private let isShutDown = Mutex(false)
 
     private init(
-        host: String, port: Int, state: MockServerState, group: MultiThreadedEventLoopGroup, channel: any Channel
+        host: String, port: Int, isTLS: Bool, state: MockServerState, group: MultiThreadedEventLoopGroup,
+        channel: any Channel
     ) {
         self.host = host
         self.port = port
@@ -44,11 +47,15 @@ public final class MockServer: Sendable {
         self.group = group
         self.channel = channel
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        self.baseURL = URL(string: "http://\(authority)/")!
+        self.baseURL = URL(string: "\(isTLS ? "https" : "http")://\(authority)/")!
     }
 
-    /// Starts a server listening on `host` and `port` (0 picks a free port); `shutdown()` stops it.
-    public static func start(host: String = "127.0.0.1", port: Int = 0) async throws -> MockServer {
+    /// Starts a server listening on `host` and `port` (0 picks a free port), speaking TLS when
+    /// `tls` is given; `shutdown()` stops it.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: MockServerTLS? = nil) async throws
+        -> MockServer
+    {
+        let tlsContext = try tls?.makeContext()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let state = MockServerState()
         let bootstrap = ServerBootstrap(group: group)
@@ -66,6 +73,7 @@ public final class MockServer: Sendable {
                         state: state, connectionID: state.connectionOpened(),
                         remotePort: channel.remoteAddress?.port ?? 0)
                     let pipeline = channel.pipeline.syncOperations
+                    if let tlsContext { try pipeline.addHandler(NIOSSLServerHandler(context: tlsContext)) }
                     try pipeline.configureHTTPServerPipeline(
                         withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
                     try pipeline.addHandler(handler)
@@ -76,7 +84,8 @@ public final class MockServer: Sendable {
             guard let boundPort = channel.localAddress?.port else {
                 throw MockServerError.noLocalAddress
             }
-            return MockServer(host: host, port: boundPort, state: state, group: group, channel: channel)
+            return MockServer(
+                host: host, port: boundPort, isTLS: tls != nil, state: state, group: group, channel: channel)
         } catch {
             try? await group.shutdownGracefully()
             throw error

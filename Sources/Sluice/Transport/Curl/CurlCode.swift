@@ -36,6 +36,8 @@ enum Curl {
 /// Why Sluice itself stopped a transfer (libcurl then reports a write or callback error).
 enum AbortReason: Equatable {
     case bodyTooLarge(limit: Int64)
+    /// A final head announced a body (its Content-Length, not coded) longer than the limit.
+    case announcedBodyTooLarge(length: Int64, limit: Int64)
     case headersTooLarge(limit: Int)
     case idleTimeout
     case fileWrite(String)
@@ -59,12 +61,19 @@ extension SluiceError {
         transferResult code: CURLcode, message: String, abort: AbortReason?, totalTimeoutExpired: Bool, url: String
     ) {
         let curlCode = Int(code.rawValue)
-        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        var detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        // Each message below ends with its own full stop.
+        if detail.hasSuffix(".") { detail.removeLast() }
         if let abort {
             switch abort {
             case .bodyTooLarge(let limit):
                 self.init(
                     .responseTooLarge, "The response body from \(url) exceeded the limit of \(limit) bytes.",
+                    curlCode: curlCode)
+            case .announcedBodyTooLarge(let length, let limit):
+                self.init(
+                    .responseTooLarge,
+                    "The response from \(url) announces a body of \(length) bytes, past the limit of \(limit) bytes.",
                     curlCode: curlCode)
             case .headersTooLarge(let limit):
                 self.init(
@@ -105,6 +114,9 @@ extension SluiceError {
                     .timedOut, "Connecting to \(url) exceeded the connect timeout: \(detail).", timeout: .connect,
                     curlCode: curlCode)
             }
+        case CURLE_RECV_ERROR where detail.contains("chunked-encoding"):
+            // libcurl reports a malformed chunk (size, data or line end) as a receive error.
+            self.init(.protocolError, "The chunked body from \(url) is not valid HTTP: \(detail).", curlCode: curlCode)
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE:
             self.init(
                 .connectionLost, "The connection to \(url) was lost before the response was complete: \(detail).",

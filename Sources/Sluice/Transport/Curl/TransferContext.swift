@@ -131,7 +131,19 @@ final class TransferContext {
         case .end:
             // End of a header block; 1xx blocks (100 Continue) are followed by the real one.
             let status = parser.status
-            if status >= 200 || status == 101 { sendHeadIfNeeded() }
+            if status == 101 {
+                // No request of Sluice's asks to switch protocols (HTTP/2 without TLS is by prior
+                // knowledge): libcurl would wait on the switched connection until a timeout.
+                abortReason = .invalidHead("it switches protocols (101), which the request did not ask for")
+                return 0
+            }
+            if status >= 200 {
+                if let announced = announcedBodyPastLimit(status: status) {
+                    abortReason = .announcedBodyTooLarge(length: announced, limit: maximumBodySize)
+                    return 0
+                }
+                sendHeadIfNeeded()
+            }
         case .field:
             break
         case .invalid:
@@ -140,6 +152,17 @@ final class TransferContext {
             return 0
         }
         return bytes.count
+    }
+
+    /// The Content-Length of a final head when its body is certain to pass the body limit: the
+    /// body is not decoded (a coded body's length says nothing of what it decodes to) and there is
+    /// one (not a HEAD, a 204 or a 304). Failing at the head spares reading up to the limit.
+    private func announcedBodyPastLimit(status: Int) -> Int64? {
+        guard let length = parser.contentLength, length > maximumBodySize,
+            !parser.hasContentEncoding || !request.options.decompress,
+            status != 204, status != 304, request.method != .head
+        else { return nil }
+        return length
     }
 
     func sendHeadIfNeeded() {
