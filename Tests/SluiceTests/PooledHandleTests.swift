@@ -191,7 +191,8 @@ struct PooledHandleTests {
         defer { server.stop() }
         let transport = CurlTransport()
         var untrusted = RequestOptions()
-        untrusted.verifyTLS = false
+        untrusted.tls.insecureSkipsPeerVerification = true
+        untrusted.tls.insecureSkipsHostNameVerification = true
         var http1 = untrusted
         http1.httpVersion = .http1_1
         // Its connection closed after it, so that the next request negotiates a new one (libcurl

@@ -285,7 +285,8 @@ struct RequestHeadersTests {
         var options = RequestOptions()
         options.connectTimeout = .milliseconds(2_500)
         options.timeout = .seconds(30)
-        options.verifyTLS = false
+        options.tls.insecureSkipsPeerVerification = true
+        options.tls.insecureSkipsHostNameVerification = true
         options.proxy = "http://user:pw@proxy:3128"
         options.httpVersion = .http1_1
         options.destination = .file(URL(fileURLWithPath: "/tmp/out.bin"))

@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import Testing
 
 #if canImport(Glibc)
@@ -31,6 +32,15 @@ final class TLSNginx {
     /// Whether nginx and openssl are installed.
     static var isAvailable: Bool {
         executable != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+    }
+
+    /// Request options that trust this server's certificate, and no other.
+    func trustingOptions(_ version: RequestOptions.HTTPVersionPreference = .automatic) -> RequestOptions {
+        var options = RequestOptions()
+        // swift-format-ignore: NeverUseForceTry
+        options.tls.trustRoots = .only(pem: try! Data(contentsOf: certificateFile))
+        options.httpVersion = version
+        return options
     }
 
     /// The URL of `path` on this server.

@@ -55,7 +55,7 @@ extension Request {
             arguments += ["--connect-timeout", CurlShell.seconds(options.connectTimeout)]
         }
         if let timeout = options.timeout { arguments += ["--max-time", CurlShell.seconds(timeout)] }
-        if !options.verifyTLS { arguments.append("--insecure") }
+        if options.tls.isInsecure { arguments.append("--insecure") }
         if let proxy = options.proxy {
             arguments += [
                 "--proxy", CurlShell.quoted(redactingAuthorization ? CurlShell.redactingPassword(in: proxy) : proxy),

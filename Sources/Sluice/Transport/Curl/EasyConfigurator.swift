@@ -161,7 +161,6 @@ enum EasyConfigurator {
         }
         var bufferSize = request.options.receiveBufferSize
         if bufferSize == nil, case .file = request.options.destination { bufferSize = bulkReceiveBufferSize }
-        let verifyTLS = request.options.verifyTLS
         let fromEnvironment = request.options.proxyFromEnvironment
 
         // CURLOPT_CURLU and CURLOPT_URL, kept while the URL repeats (see `EasyHandle.setURL`).
@@ -176,8 +175,7 @@ enum EasyConfigurator {
         // Left unset, libcurl reads no_proxy from the environment for every transfer (two getenv
         // calls, about 1,000 instructions), and honours it for a proxy the caller chose.
         try easy.set(CURLOPT_NOPROXY, optional: fromEnvironment ? nil : "")
-        try easy.set(CURLOPT_SSL_VERIFYPEER, verifyTLS)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, verifyTLS ? 2 : 0)
+        try setTLSOptions(context.tls, on: easy)
         // Any value turns decoding on (of every coding libcurl decodes); libcurl sends it only in an
         // Accept-Encoding line of its own, which the request's lines always replace when decoding
         // is on (`headerLines`). The codings by name: given "", libcurl makes that list anew each

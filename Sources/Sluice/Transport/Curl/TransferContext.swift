@@ -19,6 +19,8 @@ final class TransferContext {
     let sink: TransferSink
     let token: TransferToken
     let easy: EasyHandle
+    /// The TLS configuration for the request's host (`RequestOptions.tlsForHosts`, else `tls`).
+    let tls: TLSConfiguration
     /// The request's limits, read once: a callback reads them for every line and chunk.
     private let maximumHeaderSize: Int
     private let maximumBodySize: Int64
@@ -80,6 +82,10 @@ final class TransferContext {
         self.sink = sink
         self.token = token
         self.easy = easy
+        tls =
+            request.options.tlsForHosts.isEmpty
+            ? request.options.tls
+            : request.options.tls.resolved(for: request.url.host(), in: request.options.tlsForHosts)
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         lastActivity = placeholder
@@ -273,6 +279,12 @@ final class TransferContext {
     /// consent). One after an answer is a retry the server asked for, such as after a 417 to
     /// `Expect: 100-continue`, which read no body: allowed.
     func beginAttempt() -> Int32 {
+        if tls.checksPeerChain, easy.isHTTPS,
+            let refusal = PeerChainCheck.refusal(of: tls, on: easy, host: request.url.host() ?? "")
+        {
+            abortReason = .peerRefused(refusal)
+            return SLUICE_PREREQFUNC_ABORT
+        }
         attempts += 1
         let previousWasAnswered = answered
         answered = false
