@@ -113,6 +113,7 @@ struct sluice_openssl_functions {
     const void *(*current_cipher)(const void *ssl);
     const char *(*cipher_name)(const void *cipher);
     unsigned char *(*sha256)(const unsigned char *data, size_t length, unsigned char *digest);
+    void (*alpn_selected)(const void *ssl, const unsigned char **data, unsigned int *length);
 };
 
 static inline struct sluice_openssl_functions sluice_openssl_lookup(void) {
@@ -127,6 +128,8 @@ static inline struct sluice_openssl_functions sluice_openssl_lookup(void) {
     functions.current_cipher = (const void *(*)(const void *))dlsym(RTLD_DEFAULT, "SSL_get_current_cipher");
     functions.cipher_name = (const char *(*)(const void *))dlsym(RTLD_DEFAULT, "SSL_CIPHER_get_name");
     functions.sha256 = (unsigned char *(*)(const unsigned char *, size_t, unsigned char *))dlsym(RTLD_DEFAULT, "SHA256");
+    functions.alpn_selected =
+        (void (*)(const void *, const unsigned char **, unsigned int *))dlsym(RTLD_DEFAULT, "SSL_get0_alpn_selected");
     return functions;
 }
 

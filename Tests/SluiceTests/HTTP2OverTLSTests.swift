@@ -24,10 +24,13 @@ struct HTTP2OverTLSTests {
         // The handshake is measured on the new connection; the next request reuses it.
         let first = try #require(response.metrics)
         #expect(first.tlsHandshake > first.connect)
+        #expect(first.alpnProtocol == "h2")
         let again = try #require(
             try await transport.send(server.url("/protocol"), options: server.trustingOptions()).metrics)
         #expect(again.reusedConnection)
         #expect(again.connect == .zero && again.tlsHandshake == .zero)
+        // Read from the reused connection too.
+        #expect(again.alpnProtocol == "h2" && again.tlsVersion == first.tlsVersion && again.tlsVersion != nil)
     }
 
     @Test func concurrentRequestsShareOneMultiplexedConnection() async throws {

@@ -235,6 +235,35 @@ struct TLSTrustTests {
         }
     }
 
+    // MARK: OCSP and metrics
+
+    /// MockServer staples no OCSP response: a request that requires one is refused, nothing sent.
+    @Test func requiredStaplingWithoutAResponseIsRefused() async throws {
+        try await Self.withTLSServer { server, transport in
+            var options = try Self.trustingTestAuthority()
+            options.tls.requiresOCSPStapling = true
+            await Self.expectTLSFailure(.certificateStatus) {
+                try await transport.send(server.url(for: .echo), options: options)
+            }
+            #expect(server.recordedRequests.isEmpty)
+        }
+    }
+
+    /// Metrics name the TLS version, the cipher and the ALPN protocol; plain HTTP has none.
+    @Test func metricsShowWhatTLSNegotiated() async throws {
+        try await Self.withTLSServer(configure: { $0.minimumVersion = .tls13 }) { server, transport in
+            let metrics = try #require(
+                try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority()).metrics)
+            #expect(metrics.tlsVersion == "TLSv1.3")
+            #expect(metrics.tlsCipher?.hasPrefix("TLS_") == true, "\(String(describing: metrics.tlsCipher))")
+            #expect(metrics.alpnProtocol == "http/1.1")
+        }
+        try await withServer { server, transport in
+            let metrics = try #require(try await transport.send(server.url(for: .echo)).metrics)
+            #expect(metrics.tlsVersion == nil && metrics.tlsCipher == nil && metrics.alpnProtocol == nil)
+        }
+    }
+
     // MARK: Per host
 
     @Test func aHostsOwnConfigurationWinsOverTheDefault() async throws {

@@ -61,6 +61,23 @@ enum PeerChainCheck {
         return PeerChain(host: host, certificates: sent, verifiedChain: verified)
     }
 
+    /// The TLS version, cipher and ALPN protocol of the connection a transfer is about to use.
+    static func session(on easy: EasyHandle) -> TLSSession? {
+        guard let connection = sluice_easy_openssl_connection(easy.raw) else { return nil }
+        var alpn: String? = nil
+        if let selected = openssl.alpn_selected {
+            var bytes: UnsafePointer<UInt8>? = nil
+            var length: UInt32 = 0
+            selected(connection, &bytes, &length)
+            if let bytes, length > 0 {
+                alpn = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
+            }
+        }
+        let cipher = openssl.current_cipher.flatMap { $0(connection) }
+        return TLSSession(
+            version: openssl.version?(connection), cipher: cipher.flatMap { openssl.cipher_name?($0) }, alpn: alpn)
+    }
+
     /// The SHA-256 of `data`, by OpenSSL.
     static func sha256(_ data: Data) -> Data? {
         guard let hash = openssl.sha256 else { return nil }
@@ -78,6 +95,14 @@ enum PeerChainCheck {
     private static func describe(_ hashes: [Data]) -> String {
         hashes.map { "sha256//" + $0.base64EncodedString() }.joined(separator: ", ")
     }
+}
+
+/// What a TLS connection negotiated. The version's and cipher's names are OpenSSL's own static
+/// strings, read only when metrics are made.
+struct TLSSession {
+    let version: UnsafePointer<CChar>?
+    let cipher: UnsafePointer<CChar>?
+    let alpn: String?
 }
 
 extension TLSConfiguration {

@@ -51,6 +51,9 @@ final class TransferContext {
     /// Whether a header line arrived since the latest attempt began: libcurl retries by itself
     /// after a dead connection only when nothing at all did.
     @exclusivity(unchecked) private var answered = false
+    /// What the connection's TLS negotiated, read before the request is sent (libcurl gives the
+    /// connection's TLS object only while the transfer has it).
+    @exclusivity(unchecked) private var tlsSession: TLSSession?
 
     @exclusivity(unchecked) private var parser = HeaderBlockParser()
     @exclusivity(unchecked) private var headerBytes = 0
@@ -279,6 +282,7 @@ final class TransferContext {
     /// consent). One after an answer is a retry the server asked for, such as after a 417 to
     /// `Expect: 100-continue`, which read no body: allowed.
     func beginAttempt() -> Int32 {
+        if easy.isHTTPS { tlsSession = PeerChainCheck.session(on: easy) }
         if tls.checksPeerChain, easy.isHTTPS,
             let refusal = PeerChainCheck.refusal(of: tls, on: easy, host: request.url.host() ?? "")
         {
@@ -365,6 +369,11 @@ final class TransferContext {
         metrics.httpVersion = parser.version
         if let ip = easy.info(cString: CURLINFO_PRIMARY_IP), ip.pointee != 0 {
             metrics.remoteAddress = addresses.address(ip: ip, port: easy.info(CURLINFO_PRIMARY_PORT))
+        }
+        if let tlsSession {
+            metrics.tlsVersion = tlsSession.version.map { String(cString: $0) }
+            metrics.tlsCipher = tlsSession.cipher.map { String(cString: $0) }
+            metrics.alpnProtocol = tlsSession.alpn
         }
         return metrics
     }
