@@ -197,6 +197,27 @@ struct TLSTrustTests {
         }
     }
 
+    /// An encrypted key is used with its passphrase, and refused with a wrong one.
+    @Test func anEncryptedClientKeyNeedsItsPassphrase() async throws {
+        let pki = try TestPKI.shared
+        try await Self.withTLSServer(configure: {
+            $0.clientCertificates = .required(trustRoots: pki.authorityCertificate)
+        }) {
+            server, transport in
+            var options = try Self.trustingTestAuthority()
+            options.tls.clientIdentity = ClientIdentity(
+                certificate: pki.client.certificate, privateKey: pki.encryptedClientKey,
+                passphrase: pki.encryptedKeyPassphrase)
+            #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
+            // On a new transport: libcurl may reuse the connection made with this same certificate
+            // and key, whatever passphrase unlocked the key then.
+            options.tls.clientIdentity?.passphrase = "wrong"
+            await Self.expectTLSFailure(.clientCertificateUnusable) {
+                try await CurlTransport().send(server.url(for: .echo), options: options)
+            }
+        }
+    }
+
     @Test func anUnusableClientKeyIsReportedAsSuch() async throws {
         let pki = try TestPKI.shared
         try await Self.withTLSServer(configure: {

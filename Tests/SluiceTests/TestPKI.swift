@@ -48,6 +48,10 @@ struct TestPKI: Sendable {
     let client: Identity
     /// A client certificate issued by the other authority.
     let clientFromOtherAuthority: Identity
+    /// `client`'s key, encrypted with `encryptedKeyPassphrase` (PEM).
+    let encryptedClientKey: Data
+    /// The passphrase of `encryptedClientKey`.
+    let encryptedKeyPassphrase = "correct horse"
     /// The directory holding the files.
     let directory: URL
 
@@ -85,6 +89,7 @@ struct TestPKI: Sendable {
         client = try maker.issue("client", by: "ca", names: "DNS:client.example", usage: "clientAuth")
         clientFromOtherAuthority = try maker.issue(
             "client-other-ca", by: "other-ca", names: "DNS:client.example", usage: "clientAuth")
+        encryptedClientKey = try maker.encrypt("client", passphrase: encryptedKeyPassphrase)
     }
 
     /// The DER of the first certificate in `pem`.
@@ -172,6 +177,15 @@ struct TestPKI: Sendable {
             if let from, let to { arguments += ["-startdate", from, "-enddate", to] }
             try openssl(arguments)
             return try identity(file)
+        }
+
+        /// `file`.key encrypted with AES-256 under `passphrase`.
+        func encrypt(_ file: String, passphrase: String) throws -> Data {
+            try openssl([
+                "pkey", "-in", "\(path)/\(file).key", "-aes256", "-passout", "pass:\(passphrase)", "-out",
+                "\(path)/\(file).encrypted.key",
+            ])
+            return try read("\(file).encrypted.key")
         }
 
         /// A self-signed certificate that is not an authority.
