@@ -270,6 +270,20 @@ struct TLSTrustTests {
         }
     }
 
+    /// nginx staples a good response from the tests' authority: the request that requires one passes.
+    @Test(.enabled(if: TLSNginx.isAvailable, "needs nginx and openssl (make deps)"))
+    func requiredStaplingWithAGoodResponsePasses() async throws {
+        let pki = try TestPKI.shared
+        let nginx = try TLSNginx.start(
+            identity: (pki.server.certificate + pki.authorityCertificate, pki.server.key),
+            ocspResponse: pki.serverOCSPResponse)
+        defer { nginx.stop() }
+        var options = try Self.trustingTestAuthority()
+        options.tls.requiresOCSPStapling = true
+        let response = try await CurlTransport().send(nginx.url("/protocol"), options: options)
+        #expect(response.status == 200)
+    }
+
     /// Metrics name the TLS version, the cipher and the ALPN protocol; plain HTTP has none.
     @Test func metricsShowWhatTLSNegotiated() async throws {
         try await Self.withTLSServer(configure: { $0.minimumVersion = .tls13 }) { server, transport in

@@ -50,6 +50,8 @@ struct TestPKI: Sendable {
     let clientFromOtherAuthority: Identity
     /// `client`'s key, encrypted with `encryptedKeyPassphrase` (PEM).
     let encryptedClientKey: Data
+    /// A good OCSP response for `server`, signed by the authority (DER), for stapling.
+    let serverOCSPResponse: Data
     /// The passphrase of `encryptedClientKey`.
     let encryptedKeyPassphrase = "correct horse"
     /// The directory holding the files.
@@ -90,6 +92,7 @@ struct TestPKI: Sendable {
         clientFromOtherAuthority = try maker.issue(
             "client-other-ca", by: "other-ca", names: "DNS:client.example", usage: "clientAuth")
         encryptedClientKey = try maker.encrypt("client", passphrase: encryptedKeyPassphrase)
+        serverOCSPResponse = try maker.ocspResponse(for: "server", by: "ca")
     }
 
     /// The DER of the first certificate in `pem`.
@@ -177,6 +180,20 @@ struct TestPKI: Sendable {
             if let from, let to { arguments += ["-startdate", from, "-enddate", to] }
             try openssl(arguments)
             return try identity(file)
+        }
+
+        /// A good OCSP response for `file`.pem from its issuer, which signs it itself.
+        func ocspResponse(for file: String, by issuer: String) throws -> Data {
+            try openssl([
+                "ocsp", "-issuer", "\(path)/\(issuer).pem", "-cert", "\(path)/\(file).pem", "-no_nonce", "-reqout",
+                "\(path)/\(file).ocsp-request",
+            ])
+            try openssl([
+                "ocsp", "-index", "\(path)/\(issuer).index", "-rsigner", "\(path)/\(issuer).pem", "-rkey",
+                "\(path)/\(issuer).key", "-CA", "\(path)/\(issuer).pem", "-reqin", "\(path)/\(file).ocsp-request",
+                "-respout", "\(path)/\(file).ocsp", "-ndays", "2",
+            ])
+            return try read("\(file).ocsp")
         }
 
         /// `file`.key encrypted with AES-256 under `passphrase`.
