@@ -330,6 +330,12 @@ struct TLSTrustTests {
             authenticated.tls.clientIdentity = ClientIdentity(
                 certificate: pki.client.certificate, privateKey: pki.client.key)
             #expect(try await transport.send(server.url(for: .echo), options: authenticated).status == 200)
+            // A plain-HTTP request in between leaves the TLS options alone; the next https request
+            // sets them all again.
+            let plain = try await MockServer.start()
+            let status = try await transport.send(plain.url(for: .echo)).status
+            try await plain.shutdown()
+            #expect(status == 200)
             await Self.expectTLSFailure(.clientCertificateRequired) {
                 try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority())
             }

@@ -175,7 +175,10 @@ enum EasyConfigurator {
         // Left unset, libcurl reads no_proxy from the environment for every transfer (two getenv
         // calls, about 1,000 instructions), and honours it for a proxy the caller chose.
         try easy.set(CURLOPT_NOPROXY, optional: fromEnvironment ? nil : "")
-        try setTLSOptions(context.tls, on: easy)
+        // Every https transfer sets every TLS option. An http one leaves them as they are: libcurl
+        // reads them only to make a TLS connection, which an http URL never needs here (redirects
+        // are new transfers; HSTS and Alt-Svc are off), and they are thirteen calls into libcurl.
+        if easy.isHTTPS { try setTLSOptions(context.tls, on: easy) }
         // Any value turns decoding on (of every coding libcurl decodes); libcurl sends it only in an
         // Accept-Encoding line of its own, which the request's lines always replace when decoding
         // is on (`headerLines`). The codings by name: given "", libcurl makes that list anew each
