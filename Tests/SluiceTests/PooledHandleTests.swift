@@ -96,6 +96,17 @@ struct PooledHandleTests {
         try await proxy.shutdown()
     }
 
+    /// A failed name lookup leaves nothing behind that fails the next request (libcurl 7.88 then
+    /// refuses to size the receive buffer, see `CurlLoop.finish`).
+    @Test func aFailedNameLookupDoesNotFailTheNextRequest() async throws {
+        try await withServer { server, transport in
+            // A name nothing resolves (.test is reserved).
+            await expectFailure(.dnsFailure) { try await transport.send(URL(string: "http://nothing.sluice.test/")!) }
+            _ = try await transport.send(server.url(for: .echo))
+            expectPlainGET(server.recordedRequests.last)
+        }
+    }
+
     @Test func timeoutsAreNotCarriedOver() async throws {
         try await withServer { server, transport in
             var options = RequestOptions()

@@ -42,6 +42,8 @@ final class TransferContext {
     /// were silent (see `CurlLoop.connectionMoved`).
     @exclusivity(unchecked) var connectionBytesSeen: UInt64 = 0
     @exclusivity(unchecked) var isPaused = false
+    /// Whether the handle must not run another transfer (see `CurlLoop.finish`).
+    @exclusivity(unchecked) var isHandleSpent = false
     /// The length of a body handed to libcurl whole, with the head (0: none, or read in pieces).
     @exclusivity(unchecked) var inlineBodyLength: Int64 = 0
     /// How many times libcurl set out to send the request (see `beginAttempt`).
