@@ -84,7 +84,7 @@ struct HTTP2OverTLSTests {
         let proxy = try ConnectProxy()
         defer { proxy.stop() }
         var options = untrusted()
-        options.proxy = proxy.url
+        options.proxy = proxy.proxy
         let request = try Request(url: server.url("/protocol"), options: options).prepared()
         let transport = CurlTransport()
         let recorder = TransferRecorder()

@@ -228,11 +228,19 @@ final class CurlLoop {
             {
                 context.abortReason = reason
             }
+            let options = context.request.options
+            let routeError =
+                context.abortReason == nil && (options.proxy != nil || options.unixSocketPath != nil)
+                ? SluiceError(
+                    routeFailure: result, message: context.easy.errorMessage, options: options,
+                    connectCode: context.easy.info(CURLINFO_HTTP_CONNECTCODE), url: context.urlText)
+                : nil
             outcome = .failure(
-                SluiceError(
-                    transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
-                    totalTimeoutExpired: result == CURLE_OPERATION_TIMEDOUT && context.totalTimeoutExpired,
-                    url: context.urlText))
+                routeError
+                    ?? SluiceError(
+                        transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
+                        totalTimeoutExpired: result == CURLE_OPERATION_TIMEDOUT && context.totalTimeoutExpired,
+                        url: context.urlText))
         }
         complete(context, outcome)
     }
