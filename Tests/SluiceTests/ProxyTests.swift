@@ -24,10 +24,14 @@ struct ProxyTests {
                     == [.init(method: "GET", target: origin.url(for: .echo).absoluteString, authorized: true)])
             #expect(origin.recordedRequests.map(\.target) == ["/echo"])
 
-            // Wrong credentials: a forwarding proxy's 407 is a response (see Docs/Decisions.md).
+            // Wrong credentials: the proxy's 407 is its refusal, not the origin's answer.
             options.proxy = proxy.proxy.authenticated(username: "ada", password: "wrong")
-            let refused = try await transport.send(origin.url(for: .echo), options: options)
-            #expect(refused.status == 407)
+            let error = await expectFailure(.cannotConnect) {
+                try await transport.send(origin.url(for: .echo), options: options)
+            }
+            #expect(
+                error?.message.contains("The proxy \(proxy.url) refused the credentials") == true,
+                "\(String(describing: error))")
             #expect(proxy.recorded.last?.authorized == false)
             #expect(origin.recordedRequests.count == 1)
         }

@@ -9,7 +9,8 @@ import FoundationEssentials
 ///         .bypassing(["localhost", ".internal"])
 ///
 /// An `http` URL goes to an HTTP or HTTPS proxy as a forwarded request (its absolute URL), an
-/// `https` URL through a `CONNECT` tunnel. A SOCKS5 proxy always resolves the host name itself
+/// `https` URL through a `CONNECT` tunnel. A proxy's 407 fails the request with `.cannotConnect`
+/// naming the proxy: it is the proxy's refusal, not the origin's answer. A SOCKS5 proxy always resolves the host name itself
 /// (`socks5h`): the name, not an address looked up here, goes to the proxy. Credentials go to
 /// libcurl apart from the URL, so no character in them needs escaping.
 ///

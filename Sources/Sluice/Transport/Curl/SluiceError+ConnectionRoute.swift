@@ -14,11 +14,15 @@ extension SluiceError {
             switch code {
             case CURLE_COULDNT_RESOLVE_PROXY:
                 self.init(.dnsFailure, "Could not resolve \(named) for \(url): \(detail).", curlCode: curlCode)
-            case _ where connectCode >= 300:
-                // libcurl reports a refused tunnel with one code or another depending on its version.
-                let reason = connectCode == 407 ? "refused the credentials" : "refused the tunnel"
+            // libcurl reports a refused tunnel with one code or another depending on its version.
+            case _ where connectCode == 407:
                 self.init(
-                    .cannotConnect, "\(named.capitalizedFirst) \(reason) to \(url) (CONNECT answered \(connectCode)).",
+                    proxyRefused: proxy.description, hadCredentials: proxy.credentials != nil, url: url,
+                    curlCode: curlCode)
+            case _ where connectCode >= 300:
+                self.init(
+                    .cannotConnect,
+                    "\(named.capitalizedFirst) refused the tunnel to \(url) (CONNECT answered \(connectCode)).",
                     curlCode: curlCode)
             case CURLE_PROXY:
                 // A SOCKS failure: refused credentials, an unreachable target, a bad reply.
@@ -46,6 +50,14 @@ extension SluiceError {
 }
 
 extension SluiceError {
+    /// A proxy's 407, to a tunnel or a forwarded request: the request did not reach the origin.
+    init(proxyRefused proxy: String, hadCredentials: Bool, url: String, curlCode: Int) {
+        let reason = hadCredentials ? "refused the credentials" : "asks for credentials"
+        self.init(
+            .cannotConnect, "The proxy \(proxy) \(reason) for \(url) (407 Proxy Authentication Required).",
+            curlCode: curlCode)
+    }
+
     /// The codes of a failed TLS handshake or certificate check.
     fileprivate static let proxyTLSCodes: [CURLcode] = [
         CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,

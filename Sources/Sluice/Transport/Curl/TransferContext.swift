@@ -140,6 +140,11 @@ final class TransferContext {
                 return 0
             }
             if status >= 200 {
+                // Through a proxy, a 407 is the proxy's refusal, not the origin's answer.
+                if status == 407, let proxy = request.options.proxy {
+                    abortReason = .proxyRefused(proxy: proxy.description, hadCredentials: proxy.credentials != nil)
+                    return 0
+                }
                 if let announced = announcedBodyPastLimit(status: status) {
                     abortReason = .announcedBodyTooLarge(length: announced, limit: maximumBodySize)
                     return 0
