@@ -35,6 +35,7 @@ do {
     try await InterceptorsTour.run(baseURL: baseURL)
     try await TasksAndEvents.run(client)
     try await ReachabilityTour.run(client)
+    try await TLSTour.run()
 } catch {
     print("The tour stopped: \(error)")
 }

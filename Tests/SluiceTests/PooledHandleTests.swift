@@ -134,10 +134,10 @@ struct PooledHandleTests {
         defer { proxy.stop() }
         // Its certificate names 127.0.0.1; the second front, on 127.0.0.2, has a name it does not match.
         let front = try await TLSFront.start(
-            upstreamPort: proxy.port, certificateChain: pki.serverCertificate, privateKey: pki.serverKey)
+            upstreamPort: proxy.port, certificateChain: pki.server.certificate, privateKey: pki.server.key)
         let misnamed = try await TLSFront.start(
-            host: "127.0.0.2", upstreamPort: proxy.port, certificateChain: pki.serverCertificate,
-            privateKey: pki.serverKey)
+            host: "127.0.0.2", upstreamPort: proxy.port, certificateChain: pki.server.certificate,
+            privateKey: pki.server.key)
         try await withServer { server, transport in
             func send(_ proxy: Proxy) async throws -> Response {
                 var options = RequestOptions()
@@ -314,7 +314,8 @@ struct PooledHandleTests {
         defer { server.stop() }
         let transport = CurlTransport()
         var untrusted = RequestOptions()
-        untrusted.verifyTLS = false
+        untrusted.tls.insecureSkipsPeerVerification = true
+        untrusted.tls.insecureSkipsHostNameVerification = true
         var http1 = untrusted
         http1.httpVersion = .http1_1
         // Its connection closed after it, so that the next request negotiates a new one (libcurl

@@ -42,8 +42,7 @@ struct ProxyTests {
         defer { proxy.stop() }
         try await withServer(MockServer.start(tls: TestPKI.shared.serverTLS)) { origin, transport in
             var options = RequestOptions()
-            // The origin's certificate is not what these tests check.
-            options.verifyTLS = false
+            options.tls.trustRoots = .only(pem: try TestPKI.shared.authorityCertificate)
             options.proxy = proxy.proxy.authenticated(username: "ada", password: "p@ss:word/é")
             let response = try await transport.send(origin.url(for: .echo), options: options)
             #expect(response.status == 200)
@@ -68,7 +67,7 @@ struct ProxyTests {
         let proxy = try ConnectProxy(credentials: Self.credentials)
         defer { proxy.stop() }
         let front = try await TLSFront.start(
-            upstreamPort: proxy.port, certificateChain: pki.serverCertificate, privateKey: pki.serverKey)
+            upstreamPort: proxy.port, certificateChain: pki.server.certificate, privateKey: pki.server.key)
         try await withServer { origin, transport in
             let trusted = Proxy.https(
                 host: "127.0.0.1", port: front.port, tls: .init(caCertificates: pki.authorityCertificate)

@@ -285,7 +285,8 @@ struct RequestHeadersTests {
         var options = RequestOptions()
         options.connectTimeout = .milliseconds(2_500)
         options.timeout = .seconds(30)
-        options.verifyTLS = false
+        options.tls.insecureSkipsPeerVerification = true
+        options.tls.insecureSkipsHostNameVerification = true
         options.proxy = try Proxy(url: "http://user:pw@proxy:3128").bypassing(["localhost", ".internal"])
         options.hostOverrides = [.resolve("example.com", port: 443, to: "::1")]
         options.ipPreference = .ipv6

@@ -22,10 +22,11 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         let underlyingError: (any Error)?
         let response: Response?
         let keyPath: String?
+        let tlsFailure: TLSFailureReason?
 
         init(
             code: Code, message: String, timeout: TimeoutKind?, curlCode: Int?, underlyingError: (any Error)?,
-            response: Response?, keyPath: String?
+            response: Response?, keyPath: String?, tlsFailure: TLSFailureReason?
         ) {
             self.code = code
             self.message = message
@@ -34,6 +35,7 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
             self.underlyingError = underlyingError
             self.response = response
             self.keyPath = keyPath
+            self.tlsFailure = tlsFailure
         }
     }
 
@@ -53,6 +55,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     public var response: Response? { storage.response }
     /// Where in the parameters or the body the problem is, e.g. `user.scores[2]`, if that applies.
     public var keyPath: String? { storage.keyPath }
+    /// Why TLS failed, for `.tlsFailure`: an untrusted issuer, an expired certificate, a pin that
+    /// did not match…
+    public var tlsFailure: TLSFailureReason? { storage.tlsFailure }
 
     /// Creates an error; the library's own errors are made with the static constructors.
     public init(
@@ -62,11 +67,12 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         curlCode: Int? = nil,
         underlyingError: (any Error)? = nil,
         response: Response? = nil,
-        keyPath: String? = nil
+        keyPath: String? = nil,
+        tlsFailure: TLSFailureReason? = nil
     ) {
         storage = Storage(
             code: code, message: message, timeout: timeout, curlCode: curlCode, underlyingError: underlyingError,
-            response: response, keyPath: keyPath)
+            response: response, keyPath: keyPath, tlsFailure: tlsFailure)
     }
 
     /// `code: message`, plus the libcurl code when there is one.

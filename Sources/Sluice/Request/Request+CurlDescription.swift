@@ -57,7 +57,7 @@ extension Request {
             arguments += ["--connect-timeout", CurlShell.seconds(options.connectTimeout)]
         }
         if let timeout = options.timeout { arguments += ["--max-time", CurlShell.seconds(timeout)] }
-        if !options.verifyTLS { arguments.append("--insecure") }
+        if options.tls.isInsecure { arguments.append("--insecure") }
         arguments += connectionArguments(redactingAuthorization: redactingAuthorization)
         switch options.httpVersion {
         case .automatic: break

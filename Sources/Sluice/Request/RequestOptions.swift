@@ -40,8 +40,22 @@ public struct RequestOptions: Sendable, Equatable {
     /// port (the Docker Engine's `/var/run/docker.sock`, say); nil for TCP. The URL still gives
     /// the request's `Host` header, path and query.
     public var unixSocketPath: String? = nil
+    /// How TLS connections are made and servers trusted (roots, version, pins, client certificate).
+    public var tls = TLSConfiguration()
+    /// TLS configurations for particular hosts (by name, case-insensitive), used instead of `tls`
+    /// for a request, or a redirect, to that host.
+    public var tlsForHosts: [String: TLSConfiguration] = [:]
     /// Whether to verify the server's TLS certificate and host name.
-    public var verifyTLS = true
+    @available(
+        *, deprecated, message: "Set tls.insecureSkipsPeerVerification and tls.insecureSkipsHostNameVerification."
+    )
+    public var verifyTLS: Bool {
+        get { !tls.isInsecure }
+        set {
+            tls.insecureSkipsPeerVerification = !newValue
+            tls.insecureSkipsHostNameVerification = !newValue
+        }
+    }
     /// Whether to ask for compressed bodies and decode them (gzip, deflate, br, zstd).
     public var decompress = true
 

@@ -53,7 +53,8 @@ extension HostileCase {
         HostileCase(
             name: "tls-untrusted-certificate", group: .tls,
             proves: "A certificate from an authority the client does not trust is refused, and nothing is sent.",
-            server: .neverReached, outcome: .fails(.tlsFailure), schemes: [.https], options: { $0.verifyTLS = true }),
+            server: .neverReached, outcome: .fails(.tlsFailure), schemes: [.https],
+            options: { $0.tls.trustRoots = .system }),
     ]
 
     private static func handshake(_ name: String, _ steps: [WireStep], _ outcome: Outcome, _ proves: String)

@@ -24,7 +24,7 @@ extension EasyConfigurator {
         let verifyProxy = proxy?.tls.verifiesCertificate ?? true
         try easy.set(CURLOPT_PROXY_SSL_VERIFYPEER, verifyProxy)
         try easy.set(CURLOPT_PROXY_SSL_VERIFYHOST, verifyProxy ? 2 : 0)
-        try easy.setBlob(CURLOPT_PROXY_CAINFO_BLOB, proxy?.kind == .https ? proxy?.tls.caCertificates : nil)
+        try easy.set(CURLOPT_PROXY_CAINFO_BLOB, blob: proxy?.kind == .https ? proxy?.tls.caCertificates : nil)
 
         // Host overrides go to CURLOPT_CONNECT_TO, also those that name an address: entries of
         // CURLOPT_RESOLVE go into the DNS cache the multi handle shares, where other requests find
@@ -56,23 +56,5 @@ extension EasyConfigurator {
             throw SluiceError(.invalidOption, problem)
         }
         try easy.set(CURLOPT_UNIX_SOCKET_PATH, optional: options.unixSocketPath)
-    }
-}
-
-extension EasyHandle {
-    /// Sets a blob option to a copy of `data` (libcurl copies it, CURL_BLOB_COPY), or back to
-    /// libcurl's default with nil.
-    func setBlob(_ option: CURLoption, _ data: Data?) throws(SluiceError) {
-        guard let data else {
-            try set(option, pointer: nil)
-            return
-        }
-        let code = data.withUnsafeBytes { bytes in
-            var blob = curl_blob(
-                data: UnsafeMutableRawPointer(mutating: bytes.baseAddress), len: bytes.count,
-                flags: UInt32(CURL_BLOB_COPY))
-            return withUnsafeMutablePointer(to: &blob) { sluice_easy_setopt_pointer(raw, option, $0) }
-        }
-        try Curl.check(code, "option \(option.rawValue)")
     }
 }

@@ -161,7 +161,6 @@ enum EasyConfigurator {
         }
         var bufferSize = request.options.receiveBufferSize
         if bufferSize == nil, case .file = request.options.destination { bufferSize = bulkReceiveBufferSize }
-        let verifyTLS = request.options.verifyTLS
 
         // CURLOPT_CURLU and CURLOPT_URL, kept while the URL repeats (see `EasyHandle.setURL`).
         try easy.setURL(context.urlText)
@@ -171,8 +170,7 @@ enum EasyConfigurator {
         try easy.set(CURLOPT_TIMEOUT_MS, request.options.timeout.map(milliseconds) ?? 0)
         // Where the connection goes: proxy, host overrides, IP version, Unix socket.
         try setConnectionOptions(easy, request.options)
-        try easy.set(CURLOPT_SSL_VERIFYPEER, verifyTLS)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, verifyTLS ? 2 : 0)
+        try setTLSOptions(context.tls, on: easy)
         // Any value turns decoding on (of every coding libcurl decodes); libcurl sends it only in an
         // Accept-Encoding line of its own, which the request's lines always replace when decoding
         // is on (`headerLines`). The codings by name: given "", libcurl makes that list anew each

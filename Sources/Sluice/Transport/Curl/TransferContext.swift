@@ -19,6 +19,8 @@ final class TransferContext {
     let sink: TransferSink
     let token: TransferToken
     let easy: EasyHandle
+    /// The TLS configuration for the request's host (`RequestOptions.tlsForHosts`, else `tls`).
+    let tls: TLSConfiguration
     /// The request's limits, read once: a callback reads them for every line and chunk.
     private let maximumHeaderSize: Int
     private let maximumBodySize: Int64
@@ -51,6 +53,9 @@ final class TransferContext {
     /// Whether a header line arrived since the latest attempt began: libcurl retries by itself
     /// after a dead connection only when nothing at all did.
     @exclusivity(unchecked) private var answered = false
+    /// What the connection's TLS negotiated, read before the request is sent (libcurl gives the
+    /// connection's TLS object only while the transfer has it).
+    @exclusivity(unchecked) private var tlsSession: TLSSession?
 
     @exclusivity(unchecked) private var parser = HeaderBlockParser()
     @exclusivity(unchecked) private var headerBytes = 0
@@ -82,6 +87,10 @@ final class TransferContext {
         self.sink = sink
         self.token = token
         self.easy = easy
+        tls =
+            request.options.tlsForHosts.isEmpty
+            ? request.options.tls
+            : request.options.tls.resolved(for: request.url.host(), in: request.options.tlsForHosts)
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         lastActivity = placeholder
@@ -280,6 +289,13 @@ final class TransferContext {
     /// consent). One after an answer is a retry the server asked for, such as after a 417 to
     /// `Expect: 100-continue`, which read no body: allowed.
     func beginAttempt() -> Int32 {
+        if easy.isHTTPS { tlsSession = PeerChainCheck.session(on: easy) }
+        if tls.checksPeerChain, easy.isHTTPS,
+            let refusal = PeerChainCheck.refusal(of: tls, on: easy, host: request.url.host() ?? "")
+        {
+            abortReason = .peerRefused(refusal)
+            return SLUICE_PREREQFUNC_ABORT
+        }
         attempts += 1
         let previousWasAnswered = answered
         answered = false
@@ -360,6 +376,11 @@ final class TransferContext {
         metrics.httpVersion = parser.version
         if let ip = easy.info(cString: CURLINFO_PRIMARY_IP), ip.pointee != 0 {
             metrics.remoteAddress = addresses.address(ip: ip, port: easy.info(CURLINFO_PRIMARY_PORT))
+        }
+        if let tlsSession {
+            metrics.tlsVersion = tlsSession.version.map { String(cString: $0) }
+            metrics.tlsCipher = tlsSession.cipher.map { String(cString: $0) }
+            metrics.alpnProtocol = tlsSession.alpn
         }
         return metrics
     }
