@@ -26,6 +26,27 @@ struct HostOverrideTests {
         }
     }
 
+    /// Over TLS the certificate is checked for the URL's host, not for the address connected to:
+    /// a certificate for `other.example` only passes through an override, and fails by address.
+    @Test func anHTTPSRequestKeepsItsHostNameForTheCertificateCheck() async throws {
+        let pki = try TestPKI.shared
+        try await withServer(MockServer.start(tls: pki.otherHost.serverTLS)) { server, transport in
+            var options = RequestOptions()
+            options.tls.trustRoots = .only(pem: pki.authorityCertificate)
+            options.hostOverrides = [.resolve("other.example", port: server.port, to: "127.0.0.1")]
+            let url = URL(string: "https://other.example:\(server.port)/echo")!
+            let response = try await transport.send(url, options: options)
+            #expect(response.status == 200)
+            #expect(server.recordedRequests.last?.headers["Host"] == "other.example:\(server.port)")
+
+            // The same server by its address: the certificate does not name it.
+            await expectFailure(.tlsFailure) {
+                try await transport.send(URL(string: "https://127.0.0.1:\(server.port)/echo")!, options: options)
+            }
+            #expect(server.recordedRequests.count == 1)
+        }
+    }
+
     @Test func aConnectToOverrideGoesToAnotherHostAndPort() async throws {
         try await withServer { server, transport in
             let url = URL(string: "http://api.example.test:8080/echo")!
