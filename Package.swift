@@ -90,6 +90,10 @@ let package = Package(
                 "Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting", "SluiceExitChild",
                 "QueryStringDecoding",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // A TLS front for the HTTPS-proxy tests (TLSFront).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
     ],

@@ -36,6 +36,7 @@ do {
     try await TasksAndEvents.run(client)
     try await ReachabilityTour.run(client)
     try await TLSTour.run()
+    try await ConnectionsTour.run()
 } catch {
     print("The tour stopped: \(error)")
 }

@@ -80,7 +80,7 @@ struct HTTP2OverTLSTests {
         let proxy = try ConnectProxy()
         defer { proxy.stop() }
         var options = server.trustingOptions()
-        options.proxy = proxy.url
+        options.proxy = proxy.proxy
         let request = try Request(url: server.url("/protocol"), options: options).prepared()
         let transport = CurlTransport()
         let recorder = TransferRecorder()

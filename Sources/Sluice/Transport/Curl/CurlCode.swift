@@ -52,6 +52,8 @@ enum AbortReason: Equatable {
     /// libcurl refused a response header line longer than its own limit (`CURL_MAX_HTTP_HEADER`),
     /// reported as `CURLE_OUT_OF_MEMORY` (see `CurlLoop.finish`).
     case headerLineTooLong(limit: Int)
+    /// A forwarding proxy answered 407: it wants credentials, or refused the ones it was given.
+    case proxyRefused(proxy: String, hadCredentials: Bool)
 }
 
 extension SluiceError {
@@ -102,6 +104,8 @@ extension SluiceError {
                     .headersTooLarge,
                     "A header line of the response from \(url) exceeded libcurl's limit of \(limit) bytes per line.",
                     curlCode: curlCode)
+            case .proxyRefused(let proxy, let hadCredentials):
+                self.init(proxyRefused: proxy, hadCredentials: hadCredentials, url: url, curlCode: curlCode)
             }
             return
         }

@@ -44,6 +44,8 @@ final class TransferContext {
     /// were silent (see `CurlLoop.connectionMoved`).
     @exclusivity(unchecked) var connectionBytesSeen: UInt64 = 0
     @exclusivity(unchecked) var isPaused = false
+    /// Whether the handle must not run another transfer (see `CurlLoop.finish`).
+    @exclusivity(unchecked) var isHandleSpent = false
     /// The length of a body handed to libcurl whole, with the head (0: none, or read in pieces).
     @exclusivity(unchecked) var inlineBodyLength: Int64 = 0
     /// How many times libcurl set out to send the request (see `beginAttempt`).
@@ -147,6 +149,11 @@ final class TransferContext {
                 return 0
             }
             if status >= 200 {
+                // Through a proxy, a 407 is the proxy's refusal, not the origin's answer.
+                if status == 407, let proxy = request.options.proxy {
+                    abortReason = .proxyRefused(proxy: proxy.description, hadCredentials: proxy.credentials != nil)
+                    return 0
+                }
                 if let announced = announcedBodyPastLimit(status: status) {
                     abortReason = .announcedBodyTooLarge(length: announced, limit: maximumBodySize)
                     return 0
