@@ -14,6 +14,8 @@ let package = Package(
     dependencies: [
         // SwiftNIO runs MockServer, the loopback HTTP server in SluiceTesting.
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // TLS for MockServer (SluiceTesting only): HTTPS test servers with certificates the tests make.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         // The logging interceptor writes through swift-log, so applications choose the backend.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // `make docs`: the API documentation, built with DocC (a command plugin: nothing is built
@@ -63,6 +65,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The guided tour run by `make demo`.
@@ -87,6 +90,10 @@ let package = Package(
                 "Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting", "SluiceExitChild",
                 "QueryStringDecoding",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // A TLS front for the HTTPS-proxy tests (TLSFront).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
     ],

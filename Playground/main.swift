@@ -35,6 +35,8 @@ do {
     try await InterceptorsTour.run(baseURL: baseURL)
     try await TasksAndEvents.run(client)
     try await ReachabilityTour.run(client)
+    try await TLSTour.run()
+    try await ConnectionsTour.run()
 } catch {
     print("The tour stopped: \(error)")
 }

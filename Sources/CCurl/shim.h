@@ -77,6 +77,62 @@ static inline CURLcode sluice_easy_setopt_slist(CURL *handle, CURLoption option,
     return curl_easy_setopt(handle, option, list);
 }
 
+/// A blob option (CURLOPT_CAINFO_BLOB, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLKEY_BLOB): libcurl copies
+/// the bytes. NULL data clears the option.
+static inline CURLcode sluice_easy_setopt_blob(CURL *handle, CURLoption option, const void *data, size_t length) {
+    if (data == NULL) {
+        return curl_easy_setopt(handle, option, (struct curl_blob *)NULL);
+    }
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return curl_easy_setopt(handle, option, &blob);
+}
+
+/// The OpenSSL `SSL *` of the connection a transfer uses, or NULL when libcurl uses another TLS
+/// library or the connection has no TLS. Valid while the transfer runs (in its callbacks).
+static inline void *sluice_easy_openssl_connection(CURL *handle) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) {
+        return NULL;
+    }
+    if (info->backend != CURLSSLBACKEND_OPENSSL) {
+        return NULL;
+    }
+    return info->internals;
+}
+
+/// OpenSSL's functions for reading a peer's certificates, found at run time in the OpenSSL that
+/// libcurl loaded (Sluice does not link OpenSSL itself). All NULL when it is not there.
+struct sluice_openssl_functions {
+    void *(*get_peer_chain)(const void *ssl);
+    void *(*get_verified_chain)(const void *ssl);
+    int (*stack_count)(const void *stack);
+    void *(*stack_value)(const void *stack, int index);
+    int (*certificate_der)(const void *certificate, unsigned char **out);
+    void (*free_memory)(void *pointer, const char *file, int line);
+    const char *(*version)(const void *ssl);
+    const void *(*current_cipher)(const void *ssl);
+    const char *(*cipher_name)(const void *cipher);
+    unsigned char *(*sha256)(const unsigned char *data, size_t length, unsigned char *digest);
+    void (*alpn_selected)(const void *ssl, const unsigned char **data, unsigned int *length);
+};
+
+static inline struct sluice_openssl_functions sluice_openssl_lookup(void) {
+    struct sluice_openssl_functions functions;
+    functions.get_peer_chain = (void *(*)(const void *))dlsym(RTLD_DEFAULT, "SSL_get_peer_cert_chain");
+    functions.get_verified_chain = (void *(*)(const void *))dlsym(RTLD_DEFAULT, "SSL_get0_verified_chain");
+    functions.stack_count = (int (*)(const void *))dlsym(RTLD_DEFAULT, "OPENSSL_sk_num");
+    functions.stack_value = (void *(*)(const void *, int))dlsym(RTLD_DEFAULT, "OPENSSL_sk_value");
+    functions.certificate_der = (int (*)(const void *, unsigned char **))dlsym(RTLD_DEFAULT, "i2d_X509");
+    functions.free_memory = (void (*)(void *, const char *, int))dlsym(RTLD_DEFAULT, "CRYPTO_free");
+    functions.version = (const char *(*)(const void *))dlsym(RTLD_DEFAULT, "SSL_get_version");
+    functions.current_cipher = (const void *(*)(const void *))dlsym(RTLD_DEFAULT, "SSL_get_current_cipher");
+    functions.cipher_name = (const char *(*)(const void *))dlsym(RTLD_DEFAULT, "SSL_CIPHER_get_name");
+    functions.sha256 = (unsigned char *(*)(const unsigned char *, size_t, unsigned char *))dlsym(RTLD_DEFAULT, "SHA256");
+    functions.alpn_selected =
+        (void (*)(const void *, const unsigned char **, unsigned int *))dlsym(RTLD_DEFAULT, "SSL_get0_alpn_selected");
+    return functions;
+}
+
 /// The result code of a finished transfer (CURLMsg keeps it in a union Swift cannot name).
 static inline CURLcode sluice_msg_result(const CURLMsg *message) {
     return message->data.result;

@@ -21,7 +21,8 @@ do {
     _ = try Client(baseURL: "http://127.0.0.1:1/")
     if arguments[1] == "get" {
         var options = RequestOptions()
-        options.verifyTLS = false
+        options.tls.insecureSkipsPeerVerification = true
+        options.tls.insecureSkipsHostNameVerification = true
         CurlTransport.shared.transfer(try Request(url: url, options: options).prepared()).start()
     }
     usleep(delay)

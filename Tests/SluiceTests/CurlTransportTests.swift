@@ -211,7 +211,7 @@ struct CurlTransportTests {
                 let error = #expect(throws: SluiceError.self, "\(method.debugDescription)") {
                     try Request(method: HTTPMethod(rawValue: method), url: server.url(for: .echo)).prepared()
                 }
-                #expect(error?.code == .invalidURL, "\(method.debugDescription)")
+                #expect(error?.code == .invalidMethod, "\(method.debugDescription)")
             }
             // Options, read in place from the request: each check, and the limits that are allowed.
             let invalid: [@Sendable (inout RequestOptions) -> Void] = [

@@ -7,14 +7,6 @@ import Testing
 /// HTTP/2 negotiated by ALPN and multiplexed, and TLS failures, against a real nginx over TLS.
 @Suite("HTTP/2 over TLS against nginx", .enabled(if: TLSNginx.isAvailable, "needs nginx and openssl (make deps)"))
 struct HTTP2OverTLSTests {
-    /// Options for the test server, whose self-signed certificate nobody trusts.
-    private func untrusted(_ version: RequestOptions.HTTPVersionPreference = .automatic) -> RequestOptions {
-        var options = RequestOptions()
-        options.verifyTLS = false
-        options.httpVersion = version
-        return options
-    }
-
     /// What `/protocol` answered: the protocol nginx saw and the connection's serial number.
     private func protocolAndConnection(_ response: Response) -> (String, String) {
         let parts = String(decoding: response.body, as: UTF8.self).split(separator: " ").map(String.init)
@@ -25,16 +17,20 @@ struct HTTP2OverTLSTests {
         let server = try TLSNginx.start()
         defer { server.stop() }
         let transport = CurlTransport()
-        let response = try await transport.send(server.url("/protocol"), options: untrusted())
+        let response = try await transport.send(server.url("/protocol"), options: server.trustingOptions())
         #expect(response.status == 200)
         #expect(response.httpVersion == .http2)
         #expect(protocolAndConnection(response).0 == "HTTP/2.0")
         // The handshake is measured on the new connection; the next request reuses it.
         let first = try #require(response.metrics)
         #expect(first.tlsHandshake > first.connect)
-        let again = try #require(try await transport.send(server.url("/protocol"), options: untrusted()).metrics)
+        #expect(first.alpnProtocol == "h2")
+        let again = try #require(
+            try await transport.send(server.url("/protocol"), options: server.trustingOptions()).metrics)
         #expect(again.reusedConnection)
         #expect(again.connect == .zero && again.tlsHandshake == .zero)
+        // Read from the reused connection too.
+        #expect(again.alpnProtocol == "h2" && again.tlsVersion == first.tlsVersion && again.tlsVersion != nil)
     }
 
     @Test func concurrentRequestsShareOneMultiplexedConnection() async throws {
@@ -42,7 +38,7 @@ struct HTTP2OverTLSTests {
         defer { server.stop() }
         let transport = CurlTransport()
         let url = server.url("/protocol")
-        let options = untrusted()
+        let options = server.trustingOptions()
         // Started together, before any connection exists: libcurl waits for the first connection's
         // ALPN answer (CURLOPT_PIPEWAIT) instead of opening one connection per request.
         let answers = try await withThrowingTaskGroup(of: (String, String).self) { group in
@@ -69,7 +65,7 @@ struct HTTP2OverTLSTests {
         ]
         for (method, body) in cases {
             let response = try await transport.send(
-                method, server.url("/body"), body: .data(body), options: untrusted())
+                method, server.url("/body"), body: .data(body), options: server.trustingOptions())
             #expect(response.status == 200)
             #expect(response.httpVersion == .http2)
             #expect(response.body == Data("\(method.rawValue) ".utf8) + body, "\(method) of \(body.count) bytes")
@@ -83,8 +79,8 @@ struct HTTP2OverTLSTests {
         defer { server.stop() }
         let proxy = try ConnectProxy()
         defer { proxy.stop() }
-        var options = untrusted()
-        options.proxy = proxy.url
+        var options = server.trustingOptions()
+        options.proxy = proxy.proxy
         let request = try Request(url: server.url("/protocol"), options: options).prepared()
         let transport = CurlTransport()
         let recorder = TransferRecorder()
@@ -102,7 +98,8 @@ struct HTTP2OverTLSTests {
     @Test func anHTTP1PreferenceStaysOnHTTP1OverTLS() async throws {
         let server = try TLSNginx.start()
         defer { server.stop() }
-        let response = try await CurlTransport().send(server.url("/protocol"), options: untrusted(.http1_1))
+        let response = try await CurlTransport().send(
+            server.url("/protocol"), options: server.trustingOptions(.http1_1))
         #expect(response.httpVersion == .http1_1)
         #expect(protocolAndConnection(response).0 == "HTTP/1.1")
     }

@@ -79,7 +79,7 @@ struct PooledHandleTests {
         do {
             try await withServer { server, transport in
                 var options = RequestOptions()
-                options.proxy = proxy.baseURL.absoluteString
+                options.proxy = try Proxy(url: proxy.baseURL.absoluteString)
                 _ = try await transport.send(server.url(for: .echo), options: options)
                 // A proxy gets the absolute URL; the origin got nothing.
                 #expect(proxy.recordedRequests.map(\.target) == [server.url(for: .echo).absoluteString])
@@ -94,6 +94,129 @@ struct PooledHandleTests {
             throw error
         }
         try await proxy.shutdown()
+    }
+
+    @Test func proxyCredentialsAndABypassListAreNotCarriedOver() async throws {
+        let proxy = try ConnectProxy(credentials: (username: "ada", password: "secret"))
+        defer { proxy.stop() }
+        try await withServer { server, transport in
+            let authenticated = proxy.proxy.authenticated(username: "ada", password: "secret")
+            var options = RequestOptions()
+            options.proxy = authenticated
+            #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
+            // The same proxy without credentials: none are sent, and it answers 407.
+            options.proxy = proxy.proxy
+            let refused = await expectFailure(.cannotConnect) {
+                try await transport.send(server.url(for: .echo), options: options)
+            }
+            #expect(refused?.message.contains("asks for credentials") == true, "\(String(describing: refused))")
+            #expect(proxy.recorded.map(\.authorized) == [true, false])
+
+            // Bypassed for the loopback address, then not.
+            options.proxy = authenticated.bypassing(["127.0.0.1"])
+            #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
+            #expect(proxy.recorded.count == 2)
+            options.proxy = authenticated
+            #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
+            #expect(proxy.recorded.count == 3)
+
+            _ = try await transport.send(server.url(for: .echo))
+            #expect(proxy.recorded.count == 3)
+            expectPlainGET(server.recordedRequests.last)
+        }
+    }
+
+    /// An HTTPS proxy's own CA certificates, and turning its checks off, are not carried over:
+    /// each request after one that passed by them fails verification.
+    @Test func anHTTPSProxysTrustIsNotCarriedOver() async throws {
+        let pki = try TestPKI.shared
+        let proxy = try ConnectProxy()
+        defer { proxy.stop() }
+        // Its certificate names 127.0.0.1; the second front, on 127.0.0.2, has a name it does not match.
+        let front = try await TLSFront.start(
+            upstreamPort: proxy.port, certificateChain: pki.server.certificate, privateKey: pki.server.key)
+        let misnamed = try await TLSFront.start(
+            host: "127.0.0.2", upstreamPort: proxy.port, certificateChain: pki.server.certificate,
+            privateKey: pki.server.key)
+        try await withServer { server, transport in
+            func send(_ proxy: Proxy) async throws -> Response {
+                var options = RequestOptions()
+                options.proxy = proxy
+                return try await transport.send(server.url(for: .echo), options: options)
+            }
+            let trust = Proxy.TLS(caCertificates: pki.authorityCertificate)
+            // The CA certificates (CURLOPT_PROXY_CAINFO_BLOB).
+            #expect(try await send(.https(host: "127.0.0.1", port: front.port, tls: trust)).status == 200)
+            await expectFailure(.tlsFailure) { try await send(.https(host: "127.0.0.1", port: front.port)) }
+            // The peer check (CURLOPT_PROXY_SSL_VERIFYPEER): the name matches, the issuer is unknown.
+            #expect(try await send(.https(host: "127.0.0.1", port: front.port, tls: .insecure)).status == 200)
+            await expectFailure(.tlsFailure) { try await send(.https(host: "127.0.0.1", port: front.port)) }
+            // The name check (CURLOPT_PROXY_SSL_VERIFYHOST): the issuer is trusted, the name is not its.
+            #expect(try await send(.https(host: "127.0.0.2", port: misnamed.port, tls: .insecure)).status == 200)
+            await expectFailure(.tlsFailure) {
+                try await send(.https(host: "127.0.0.2", port: misnamed.port, tls: trust))
+            }
+            #expect(proxy.recorded.count == 3)
+
+            _ = try await transport.send(server.url(for: .echo))
+            expectPlainGET(server.recordedRequests.last)
+        }
+        await front.shutdown()
+        await misnamed.shutdown()
+    }
+
+    @Test func aHostOverrideIsNotCarriedOver() async throws {
+        try await withServer { server, transport in
+            let url = URL(string: "http://api.example.test:\(server.port)/echo")!
+            var options = RequestOptions()
+            options.hostOverrides = [.resolve("api.example.test", port: server.port, to: "127.0.0.1")]
+            #expect(try await transport.send(url, options: options).status == 200)
+            await expectFailure(.dnsFailure) { try await transport.send(url) }
+            _ = try await transport.send(server.url(for: .echo))
+            expectPlainGET(server.recordedRequests.last)
+        }
+    }
+
+    @Test(.enabled(if: IPv6Loopback.isAvailable, "no IPv6 loopback address"))
+    func anIPPreferenceIsNotCarriedOver() async throws {
+        try await withServer(host: "::1") { server, transport in
+            var options = RequestOptions()
+            options.ipPreference = .ipv4
+            // An IPv6 address, with IPv4 only.
+            await expectFailure(.cannotConnect) { try await transport.send(server.url(for: .echo), options: options) }
+            _ = try await transport.send(server.url(for: .echo))
+            expectPlainGET(server.recordedRequests.last)
+        }
+    }
+
+    @Test func aUnixSocketIsNotCarriedOver() async throws {
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("sluice-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("pooled.sock").path
+        try await withServer { server, transport in
+            try await withServer(MockServer.start(unixSocketPath: path)) { socketServer, _ in
+                var options = RequestOptions()
+                options.unixSocketPath = path
+                #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
+                #expect(socketServer.recordedRequests.count == 1)
+                #expect(server.recordedRequests.isEmpty)
+                _ = try await transport.send(server.url(for: .echo))
+                #expect(socketServer.recordedRequests.count == 1)
+                expectPlainGET(server.recordedRequests.last)
+            }
+        }
+    }
+
+    /// A failed name lookup leaves nothing behind that fails the next request (libcurl 7.88 then
+    /// refuses to size the receive buffer, see `CurlLoop.finish`).
+    @Test func aFailedNameLookupDoesNotFailTheNextRequest() async throws {
+        try await withServer { server, transport in
+            // A name nothing resolves (.test is reserved).
+            await expectFailure(.dnsFailure) { try await transport.send(URL(string: "http://nothing.sluice.test/")!) }
+            _ = try await transport.send(server.url(for: .echo))
+            expectPlainGET(server.recordedRequests.last)
+        }
     }
 
     @Test func timeoutsAreNotCarriedOver() async throws {
@@ -191,7 +314,8 @@ struct PooledHandleTests {
         defer { server.stop() }
         let transport = CurlTransport()
         var untrusted = RequestOptions()
-        untrusted.verifyTLS = false
+        untrusted.tls.insecureSkipsPeerVerification = true
+        untrusted.tls.insecureSkipsHostNameVerification = true
         var http1 = untrusted
         http1.httpVersion = .http1_1
         // Its connection closed after it, so that the next request negotiates a new one (libcurl

@@ -29,7 +29,7 @@ struct ProxyEnvironmentTests {
         Self.loopbackBypassesProxies
         try await withServers { proxy, origin, transport in
             var chosen = RequestOptions()
-            chosen.proxy = proxy.baseURL.absoluteString
+            chosen.proxy = try Proxy(url: proxy.baseURL.absoluteString)
             var withEnvironment = chosen
             withEnvironment.proxyFromEnvironment = true
             // One transport, so that a pooled handle goes from one setting to the other and back.

@@ -281,22 +281,32 @@ struct RequestHeadersTests {
         #expect(unknown.curlDescription.hasSuffix("# pipe in the body: a stream of unknown length, not shown"))
     }
 
-    @Test func curlDescriptionShowsOptions() {
+    @Test func curlDescriptionShowsOptions() throws {
         var options = RequestOptions()
         options.connectTimeout = .milliseconds(2_500)
         options.timeout = .seconds(30)
-        options.verifyTLS = false
-        options.proxy = "http://user:pw@proxy:3128"
+        options.tls.insecureSkipsPeerVerification = true
+        options.tls.insecureSkipsHostNameVerification = true
+        options.proxy = try Proxy(url: "http://user:pw@proxy:3128").bypassing(["localhost", ".internal"])
+        options.hostOverrides = [.resolve("example.com", port: 443, to: "::1")]
+        options.ipPreference = .ipv6
+        options.unixSocketPath = "/run/app.sock"
         options.httpVersion = .http1_1
         options.destination = .file(URL(fileURLWithPath: "/tmp/out.bin"))
         let request = Request(url: URL(string: "https://example.com/")!, options: options)
         #expect(
             request.curlDescription
                 == "curl -v --compressed --connect-timeout 2.5 --max-time 30 --insecure "
-                + "--proxy 'http://user:***@proxy:3128' --http1.1 -o '/tmp/out.bin' 'https://example.com/'")
+                + "--proxy 'http://proxy:3128' --proxy-user 'user:***' --noproxy 'localhost,.internal' "
+                + "--connect-to 'example.com:443:[::1]:443' -6 --unix-socket '/run/app.sock' "
+                + "--http1.1 -o '/tmp/out.bin' 'https://example.com/'")
+        #expect(request.curlDescription(redactingAuthorization: false).contains("--proxy-user 'user:pw'"))
         options.httpVersion = .http2
         options.destination = .memory
         options.proxy = nil
+        options.hostOverrides = []
+        options.ipPreference = .any
+        options.unixSocketPath = nil
         options.timeout = .milliseconds(250)
         options.connectTimeout = .seconds(10)
         #expect(

@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import Testing
 
 #if canImport(Glibc)
@@ -33,24 +34,47 @@ final class TLSNginx {
         executable != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
     }
 
+    /// Request options that trust this server's certificate, and no other.
+    func trustingOptions(_ version: RequestOptions.HTTPVersionPreference = .automatic) -> RequestOptions {
+        var options = RequestOptions()
+        // swift-format-ignore: NeverUseForceTry
+        options.tls.trustRoots = .only(pem: try! Data(contentsOf: certificateFile))
+        options.httpVersion = version
+        return options
+    }
+
     /// The URL of `path` on this server.
     func url(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
 
     /// Makes a certificate and a configuration in a new temporary directory, starts nginx on them
-    /// and returns once it accepts connections. `upstreamPort`: see `/upstream/` above.
-    static func start(upstreamPort: Int? = nil) throws -> TLSNginx {
+    /// and returns once it accepts connections. `upstreamPort`: see `/upstream/` above. Given an
+    /// `identity` (a chain and its key, PEM), nginx serves it instead, and staples `ocspResponse`
+    /// (DER) to its handshakes when given.
+    static func start(
+        upstreamPort: Int? = nil, identity: (chain: Data, key: Data)? = nil, ocspResponse: Data? = nil
+    ) throws -> TLSNginx {
         guard let executable else { throw Failure("nginx is not installed (make deps installs it)") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-tls-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.path
-        try run(
-            "/usr/bin/openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-days", "2", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1",
-            ])
+        if let identity {
+            try identity.chain.write(to: directory.appendingPathComponent("cert.pem"))
+            try identity.key.write(to: directory.appendingPathComponent("key.pem"))
+        } else {
+            try run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1",
+                ])
+        }
+        var stapling = ""
+        if let ocspResponse {
+            try ocspResponse.write(to: directory.appendingPathComponent("ocsp.der"))
+            stapling = "ssl_stapling on;\n                    ssl_stapling_file \(path)/ocsp.der;"
+        }
         let port = try freePort()
         let upstream =
             upstreamPort.map { upstreamPort in
@@ -82,6 +106,7 @@ final class TLSNginx {
                     listen 127.0.0.1:\(port) ssl http2;
                     ssl_certificate \(path)/cert.pem;
                     ssl_certificate_key \(path)/key.pem;
+                    \(stapling)
                     location = /protocol {
                         default_type text/plain;
                         return 200 "$server_protocol $connection";

@@ -149,10 +149,8 @@ struct TimeoutTests {
 @Suite(
     "Timeouts over HTTP/2", .enabled(if: TLSNginx.isAvailable, "needs nginx and openssl (make deps)"))
 struct HTTP2TimeoutTests {
-    private func options(idle: Duration = .seconds(30), total: Duration? = nil) -> RequestOptions {
-        var options = RequestOptions()
-        options.verifyTLS = false
-        options.httpVersion = .automatic
+    private func options(_ nginx: TLSNginx, idle: Duration = .seconds(30), total: Duration? = nil) -> RequestOptions {
+        var options = nginx.trustingOptions()
         options.idleTimeout = idle
         options.timeout = total
         return options
@@ -177,7 +175,7 @@ struct HTTP2TimeoutTests {
 
     /// The serial number of the connection a request to `/protocol` came on, which is HTTP/2's.
     private func connection(_ transport: CurlTransport, _ nginx: TLSNginx) async throws -> String {
-        let response = try await transport.send(nginx.url("/protocol"), options: options())
+        let response = try await transport.send(nginx.url("/protocol"), options: options(nginx))
         let parts = String(decoding: response.body, as: UTF8.self).split(separator: " ")
         #expect(parts.first == "HTTP/2.0")
         return parts.count > 1 ? String(parts[1]) : ""
@@ -186,7 +184,8 @@ struct HTTP2TimeoutTests {
     @Test func aTotalTimeoutOnAReusedConnectionIsReportedAsTotal() async throws {
         try await withSilentUpstream { nginx, transport, _ in
             let error = await expectFailure(.timedOut) {
-                try await transport.send(nginx.url("/upstream/x"), options: self.options(total: .milliseconds(800)))
+                try await transport.send(
+                    nginx.url("/upstream/x"), options: self.options(nginx, total: .milliseconds(800)))
             }
             #expect(error?.timeout == .total, "\(String(describing: error))")
         }
@@ -195,7 +194,8 @@ struct HTTP2TimeoutTests {
     @Test func anIdleTimeoutOnAReusedConnectionIsReportedAsIdle() async throws {
         try await withSilentUpstream { nginx, transport, _ in
             let error = await expectFailure(.timedOut) {
-                try await transport.send(nginx.url("/upstream/x"), options: self.options(idle: .milliseconds(800)))
+                try await transport.send(
+                    nginx.url("/upstream/x"), options: self.options(nginx, idle: .milliseconds(800)))
             }
             #expect(error?.timeout == .idle, "\(String(describing: error))")
         }
@@ -208,7 +208,7 @@ struct HTTP2TimeoutTests {
         defer { nginx.stop() }
         let error = await expectFailure(.timedOut) {
             try await CurlTransport().send(
-                nginx.url("/upstream/x"), options: self.options(total: .milliseconds(800)))
+                nginx.url("/upstream/x"), options: self.options(nginx, total: .milliseconds(800)))
         }
         #expect(error?.timeout == .total, "\(String(describing: error))")
     }

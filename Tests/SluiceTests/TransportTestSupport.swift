@@ -33,6 +33,16 @@ func withServer<T>(
     return try await shuttingDown(server) { try await body(server, transport) }
 }
 
+/// Runs `body` with `server`, started by the caller in a way of its own (TLS, a Unix socket), and a
+/// fresh CurlTransport; shuts the server down after, as `withServer(host:port:_:)` does.
+func withServer<T>(
+    _ server: MockServer, _ body: (MockServer, CurlTransport) async throws -> T
+) async throws -> T {
+    let transport = CurlTransport()
+    defer { withExtendedLifetime(transport) {} }
+    return try await shuttingDown(server) { try await body(server, transport) }
+}
+
 /// Runs `body` with two fresh MockServers and a fresh CurlTransport, shutting both down after.
 func withServers<T>(_ body: (MockServer, MockServer, CurlTransport) async throws -> T) async throws -> T {
     try await withServer { server, transport in

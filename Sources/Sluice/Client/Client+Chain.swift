@@ -35,9 +35,10 @@ extension Client {
     /// Every request takes this one path, whatever the chain holds and whoever watches the
     /// client's `events`: the chain's interceptors, then the transport, and back.
     public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
+        insecureTLSWarning.note(request.options)
         // The chain runs inside this producer's own subscription (`run(_:mode:control:reporter:into:_:)`):
         // one closure for the producer, no gate and no derived producers per start.
-        SignalProducer.serial { [self] observer, lifetime in
+        return SignalProducer.serial { [self] observer, lifetime in
             run(
                 request, mode: .collected, control: nil, reporter: eventHub.reporter(for: request), listed: true,
                 into: observer, lifetime)
@@ -49,7 +50,8 @@ extension Client {
     func response(
         for request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?
     ) -> SignalProducer<Response, SluiceError> {
-        SignalProducer.serial { [self] observer, lifetime in
+        insecureTLSWarning.note(request.options)
+        return SignalProducer.serial { [self] observer, lifetime in
             run(request, mode: mode, control: control, reporter: reporter, listed: false, into: observer, lifetime)
         }
     }

@@ -45,6 +45,8 @@ public final class Client: Sendable {
     let inFlight: InFlightRequests
     let eventHub: TaskEventHub
     let metricsAggregator: MetricsAggregator
+    /// Warns once when a request turns TLS verification off.
+    let insecureTLSWarning: InsecureTLSWarning
     /// The path resolved last and its URL: an application tends to request the same path again
     /// (polling, a list endpoint), and parsing the URL is most of what resolving costs.
     private let lastResolved = Mutex<(path: String, url: URL)?>(nil)
@@ -80,6 +82,8 @@ public final class Client: Sendable {
         self.inFlight = InFlightRequests()
         self.eventHub = TaskEventHub()
         self.metricsAggregator = MetricsAggregator()
+        self.insecureTLSWarning = InsecureTLSWarning()
+        insecureTLSWarning.note(configuration.requestOptions)
     }
 
     init(deriving client: Client, chain: [any Interceptor]) {
@@ -91,6 +95,7 @@ public final class Client: Sendable {
         inFlight = client.inFlight
         eventHub = client.eventHub
         metricsAggregator = client.metricsAggregator
+        insecureTLSWarning = client.insecureTLSWarning
     }
 
     /// The scheduler of the default configuration.

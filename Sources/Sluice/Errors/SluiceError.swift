@@ -22,10 +22,11 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         let underlyingError: (any Error)?
         let response: Response?
         let keyPath: String?
+        let tlsFailure: TLSFailureReason?
 
         init(
             code: Code, message: String, timeout: TimeoutKind?, curlCode: Int?, underlyingError: (any Error)?,
-            response: Response?, keyPath: String?
+            response: Response?, keyPath: String?, tlsFailure: TLSFailureReason?
         ) {
             self.code = code
             self.message = message
@@ -34,6 +35,7 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
             self.underlyingError = underlyingError
             self.response = response
             self.keyPath = keyPath
+            self.tlsFailure = tlsFailure
         }
     }
 
@@ -53,6 +55,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     public var response: Response? { storage.response }
     /// Where in the parameters or the body the problem is, e.g. `user.scores[2]`, if that applies.
     public var keyPath: String? { storage.keyPath }
+    /// Why TLS failed, for `.tlsFailure`: an untrusted issuer, an expired certificate, a pin that
+    /// did not match…
+    public var tlsFailure: TLSFailureReason? { storage.tlsFailure }
 
     /// Creates an error; the library's own errors are made with the static constructors.
     public init(
@@ -62,11 +67,12 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         curlCode: Int? = nil,
         underlyingError: (any Error)? = nil,
         response: Response? = nil,
-        keyPath: String? = nil
+        keyPath: String? = nil,
+        tlsFailure: TLSFailureReason? = nil
     ) {
         storage = Storage(
             code: code, message: message, timeout: timeout, curlCode: curlCode, underlyingError: underlyingError,
-            response: response, keyPath: keyPath)
+            response: response, keyPath: keyPath, tlsFailure: tlsFailure)
     }
 
     /// `code: message`, plus the libcurl code when there is one.
@@ -95,6 +101,9 @@ extension SluiceError {
 
         /// The URL is malformed, or its scheme is not http or https.
         public static let invalidURL = Code("invalidURL")
+        /// The method is not an HTTP token (empty, or with a space, a separator, a control or a
+        /// non-ASCII character): sent, it would change the request line.
+        public static let invalidMethod = Code("invalidMethod")
         /// A header name or value is not allowed (for example it contains CR, LF or NUL).
         public static let invalidHeader = Code("invalidHeader")
         /// The request body cannot be sent (a file that is missing or unreadable, a failing provider).
@@ -170,8 +179,11 @@ extension SluiceError {
 extension SluiceError {
     /// Whether the request was never sent because it was invalid.
     public var isInvalidRequest: Bool {
-        [.invalidURL, .invalidHeader, .invalidBody, .invalidOption, .invalidParameters, .multipartEncoding].contains(
-            code)
+        [
+            .invalidURL, .invalidMethod, .invalidHeader, .invalidBody, .invalidOption, .invalidParameters,
+            .multipartEncoding,
+        ]
+        .contains(code)
     }
 
     /// Whether a timeout fired.

@@ -10,8 +10,10 @@ extension Request {
     /// 'https://example.com/'`. Every argument that is not a plain word is single-quoted (a `'`
     /// inside becomes `'\''`). `-X` is left out for a GET without a body, `--head` stands for
     /// HEAD. Options appear when they differ from curl's behaviour or Sluice's defaults:
-    /// `--compressed`, `--connect-timeout` (when not 10 s), `--max-time`, `--insecure`, `--proxy`,
-    /// the HTTP version and `-o` for a download to a file.
+    /// `--compressed`, `--connect-timeout` (when not 10 s), `--max-time`, `--insecure`, the proxy
+    /// (`--proxy`, `--proxy-user`, `--noproxy`, `--proxy-insecure`), host overrides
+    /// (`--connect-to`), `-4` or `-6`, `--unix-socket`, the HTTP version and `-o` for a download
+    /// to a file. An HTTPS proxy's own CA certificates are not shown.
     ///
     /// A UTF-8 body is given inline (`--data-raw` when it starts with `@`, which curl would read
     /// as a file name); a file body as `--data-binary @path`; up to 64 KiB of binary data is
@@ -20,7 +22,7 @@ extension Request {
     /// comment saying what to pipe in.
     ///
     /// Unless `redactingAuthorization` is false, the values of `Authorization`,
-    /// `Proxy-Authorization` and `Cookie` and the passwords in the URL and the proxy URL are `***`.
+    /// `Proxy-Authorization` and `Cookie` and the passwords in the URL and of the proxy are `***`.
     public func curlDescription(redactingAuthorization: Bool = true) -> String {
         var arguments = ["curl", "-v"]
         let body = CurlBodyArguments(body)
@@ -55,12 +57,8 @@ extension Request {
             arguments += ["--connect-timeout", CurlShell.seconds(options.connectTimeout)]
         }
         if let timeout = options.timeout { arguments += ["--max-time", CurlShell.seconds(timeout)] }
-        if !options.verifyTLS { arguments.append("--insecure") }
-        if let proxy = options.proxy {
-            arguments += [
-                "--proxy", CurlShell.quoted(redactingAuthorization ? CurlShell.redactingPassword(in: proxy) : proxy),
-            ]
-        }
+        if options.tls.isInsecure { arguments.append("--insecure") }
+        arguments += connectionArguments(redactingAuthorization: redactingAuthorization)
         switch options.httpVersion {
         case .automatic: break
         case .http1_1: arguments.append("--http1.1")
@@ -69,6 +67,30 @@ extension Request {
         if case .file(let destination) = options.destination {
             arguments += ["-o", CurlShell.quoted(destination.path)]
         }
+        return arguments
+    }
+}
+
+extension Request {
+    /// Arguments for where the connection goes: the proxy, host overrides, IP version, Unix socket.
+    private func connectionArguments(redactingAuthorization: Bool) -> [String] {
+        var arguments: [String] = []
+        if let proxy = options.proxy {
+            arguments += ["--proxy", CurlShell.quoted(proxy.url)]
+            if let credentials = proxy.credentials {
+                let password = redactingAuthorization ? "***" : credentials.password
+                arguments += ["--proxy-user", CurlShell.quoted("\(credentials.username):\(password)")]
+            }
+            if let bypass = proxy.bypassText { arguments += ["--noproxy", CurlShell.quoted(bypass)] }
+            if proxy.kind == .https && !proxy.tls.verifiesCertificate { arguments.append("--proxy-insecure") }
+        }
+        for override in options.hostOverrides { arguments += ["--connect-to", CurlShell.quoted(override.line)] }
+        switch options.ipPreference {
+        case .any: break
+        case .ipv4: arguments.append("-4")
+        case .ipv6: arguments.append("-6")
+        }
+        if let path = options.unixSocketPath { arguments += ["--unix-socket", CurlShell.quoted(path)] }
         return arguments
     }
 }

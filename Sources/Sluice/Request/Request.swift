@@ -138,7 +138,7 @@ public struct PreparedRequest: Sendable {
         // method with a K would be: KELVIN SIGN decomposes to it. Compare bytes to add one.)
         if method == .get || method == .post { return }
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(isTokenByte) else {
-            throw SluiceError(.invalidURL, "The method \(method.rawValue.debugDescription) is not an HTTP token.")
+            throw SluiceError(.invalidMethod, "The method \(method.rawValue.debugDescription) is not an HTTP token.")
         }
     }
 

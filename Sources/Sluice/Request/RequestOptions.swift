@@ -24,13 +24,38 @@ public struct RequestOptions: Sendable, Equatable {
     /// The size of libcurl's receive buffer; nil for libcurl's default (16 KiB). Large values
     /// (e.g. 512 KiB) speed up bulk downloads; downloads to a file use 512 KiB unless set.
     public var receiveBufferSize: Int? = nil
-    /// A proxy URL; nil for none. Proxy environment variables are ignored unless `proxyFromEnvironment`.
-    public var proxy: String? = nil
+    /// The proxy to go through; nil for none. Proxy environment variables are ignored unless
+    /// `proxyFromEnvironment`.
+    public var proxy: Proxy? = nil
     /// Whether to honour `http_proxy`, `https_proxy` and `no_proxy` from the environment. With a
-    /// `proxy` set as well, that proxy is used and `no_proxy` still names the hosts that bypass it.
+    /// `proxy` set as well, that proxy is used and `no_proxy` still names the hosts that bypass it
+    /// (unless the proxy has a `bypass` list of its own).
     public var proxyFromEnvironment = false
+    /// Where the connections for some hosts go instead of where DNS says (see `HostOverride`);
+    /// the first one that matches a request's host and port applies.
+    public var hostOverrides: [HostOverride] = []
+    /// Which IP versions connections may use.
+    public var ipPreference: IPPreference = .any
+    /// The path of a Unix domain socket every connection goes to instead of the URL's host and
+    /// port (the Docker Engine's `/var/run/docker.sock`, say); nil for TCP. The URL still gives
+    /// the request's `Host` header, path and query.
+    public var unixSocketPath: String? = nil
+    /// How TLS connections are made and servers trusted (roots, version, pins, client certificate).
+    public var tls = TLSConfiguration()
+    /// TLS configurations for particular hosts (by name, case-insensitive), used instead of `tls`
+    /// for a request, or a redirect, to that host.
+    public var tlsForHosts: [String: TLSConfiguration] = [:]
     /// Whether to verify the server's TLS certificate and host name.
-    public var verifyTLS = true
+    @available(
+        *, deprecated, message: "Set tls.insecureSkipsPeerVerification and tls.insecureSkipsHostNameVerification."
+    )
+    public var verifyTLS: Bool {
+        get { !tls.isInsecure }
+        set {
+            tls.insecureSkipsPeerVerification = !newValue
+            tls.insecureSkipsHostNameVerification = !newValue
+        }
+    }
     /// Whether to ask for compressed bodies and decode them (gzip, deflate, br, zstd).
     public var decompress = true
 
@@ -46,6 +71,16 @@ public struct RequestOptions: Sendable, Equatable {
         case http1_1
         /// HTTP/2, also without TLS (prior knowledge).
         case http2
+    }
+
+    /// Which IP versions connections may use.
+    public enum IPPreference: Sendable, Equatable {
+        /// Whichever the host has (both tried, IPv6 and IPv4 raced).
+        case any
+        /// IPv4 addresses only.
+        case ipv4
+        /// IPv6 addresses only.
+        case ipv6
     }
 
     /// Where a response body is delivered.

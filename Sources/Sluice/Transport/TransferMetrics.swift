@@ -24,6 +24,12 @@ public struct TransferMetrics: Sendable, Equatable {
     public var reusedConnection = false
     /// The remote address and port, e.g. `127.0.0.1:8080`.
     public var remoteAddress: String? = nil
+    /// The TLS version negotiated, e.g. `TLSv1.3`; nil for plain HTTP.
+    public var tlsVersion: String? = nil
+    /// The TLS cipher suite negotiated, e.g. `TLS_AES_256_GCM_SHA384`; nil for plain HTTP.
+    public var tlsCipher: String? = nil
+    /// The protocol chosen by ALPN, e.g. `h2` or `http/1.1`; nil for plain HTTP or without ALPN.
+    public var alpnProtocol: String? = nil
 
     /// Empty metrics.
     public init() {}

@@ -1,6 +1,7 @@
 import Foundation
 internal import NIOCore
 internal import NIOHTTP1
+internal import NIOSSL
 
 /// Carries out `Fault`s: replies that break HTTP or TCP on purpose.
 extension MockConnectionHandler {
@@ -65,7 +66,7 @@ extension MockConnectionHandler {
         return fields
     }
 
-    private func closeAfterFlush(context: ChannelHandlerContext) {
+    func closeAfterFlush(context: ChannelHandlerContext) {
         let flushed = context.eventLoop.makePromise(of: Void.self)
         context.flush()
         // An empty write completes once everything before it has been handed to the kernel.
@@ -73,15 +74,21 @@ extension MockConnectionHandler {
         flushed.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
-    /// Closes with `SO_LINGER` 0, so the kernel sends RST instead of FIN.
-    private func reset(context: ChannelHandlerContext) {
+    /// Closes with `SO_LINGER` 0, so the kernel sends RST instead of FIN (and, over TLS, no close_notify).
+    func reset(context: ChannelHandlerContext) {
         isClosing = true
         guard let socket = context.channel as? SocketOptionProvider else {
             context.close(promise: nil)
             return
         }
         socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
+            self.belowTLS(context).close(promise: nil)
         }
+    }
+
+    /// The context whose `close` reaches the socket without passing the TLS handler (which would
+    /// send close_notify first): the TLS handler's own, or `context` on a plain connection.
+    func belowTLS(_ context: ChannelHandlerContext) -> ChannelHandlerContext {
+        (try? context.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self)) ?? context
     }
 }

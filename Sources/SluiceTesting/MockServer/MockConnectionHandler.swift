@@ -33,7 +33,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
     private var incoming: IncomingRequest?
     private var incomingVersion = HTTPVersion.http1_1
     private var queue: [Pending] = []
-    private var isResponding = false
+    var isResponding = false
     private var stream: OutgoingStream?
     /// The current request is answered by `Fault.neverRespond`.
     var isNeverResponding = false
@@ -106,7 +106,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
 
     // MARK: Replying
 
-    private func respondToNext(context: ChannelHandlerContext) {
+    func respondToNext(context: ChannelHandlerContext) {
         guard isActive, !isClosing, !isResponding else { return }
         guard !queue.isEmpty else {
             if isInputClosed { closeNow(context: context) }
@@ -132,6 +132,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
             }
         case .fault(let fault):
             perform(fault, for: pending, context: context)
+        case .wire(let steps):
+            play(steps[...], context: context)
         }
     }
 

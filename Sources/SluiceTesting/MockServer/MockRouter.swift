@@ -4,11 +4,14 @@ import Sluice
 
 /// Maps a recorded request to what the server does about it (the routes of `Endpoint`).
 ///
-/// Scripted paths win over built-in routes. Everything here runs on the connection's event loop
+/// Wire scripts win over scripted replies, and scripted paths over built-in routes. Everything here runs on the connection's event loop
 /// and only decides: the connection handler writes.
 enum MockRouter {
     static func plan(for request: RecordedRequest, state: MockServerState) -> ResponsePlan {
         let decodedPath = RoutePercentEncoding.decode(Substring(request.path))
+        if let steps = state.wireScript(for: decodedPath) {
+            return .wire(steps)
+        }
         if let scripted = state.nextScriptedResponse(for: decodedPath) {
             return .reply(Reply(scripted))
         }

@@ -23,4 +23,15 @@ extension MockServer {
     public func script(_ path: String, _ responses: [ScriptedResponse]) {
         state.script(path, responses)
     }
+
+    /// Makes `path` answer every request with `steps`, written verbatim (see `WireStep`); replaces
+    /// any earlier wire script for it. Wire scripts win over scripted replies and built-in routes.
+    public func script(_ path: String, wire steps: WireStep...) {
+        state.script(path, wire: steps)
+    }
+
+    /// Makes `path` answer every request with `steps`, written verbatim (see `WireStep`).
+    public func script(_ path: String, wire steps: [WireStep]) {
+        state.script(path, wire: steps)
+    }
 }

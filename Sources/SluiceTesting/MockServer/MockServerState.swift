@@ -13,6 +13,7 @@ final class MockServerState: Sendable {
         var connectionsAccepted = 0
         var connectionIDs = 0
         var scripts = ScriptBook()
+        var wireScripts: [String: [WireStep]] = [:]
         var flakyAttempts: [String: Int] = [:]
     }
 
@@ -58,6 +59,15 @@ final class MockServerState: Sendable {
     /// The next scripted response for a decoded path, if the path is scripted.
     func nextScriptedResponse(for path: String) -> ScriptedResponse? {
         fields.withLock { $0.scripts.next(for: path) }
+    }
+
+    func script(_ path: String, wire steps: [WireStep]) {
+        fields.withLock { $0.wireScripts[ScriptBook.normalize(path)] = steps }
+    }
+
+    /// The wire script for a decoded path, if it has one.
+    func wireScript(for path: String) -> [WireStep]? {
+        fields.withLock { $0.wireScripts[path] }
     }
 
     /// Counts one more attempt at a flaky key; returns the attempt's number (1, 2, …).

@@ -10,6 +10,8 @@ enum ResponsePlan {
     case gzip(GzipBodies.Content, headers: [(String, String)])
     /// Connection-level misbehaviour.
     case fault(Fault)
+    /// Bytes, pauses and ends written verbatim.
+    case wire([WireStep])
 }
 
 /// A status, header fields and a body, possibly after a delay.

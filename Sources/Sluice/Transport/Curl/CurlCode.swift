@@ -36,6 +36,8 @@ enum Curl {
 /// Why Sluice itself stopped a transfer (libcurl then reports a write or callback error).
 enum AbortReason: Equatable {
     case bodyTooLarge(limit: Int64)
+    /// A final head announced a body (its Content-Length, not coded) longer than the limit.
+    case announcedBodyTooLarge(length: Int64, limit: Int64)
     case headersTooLarge(limit: Int)
     case idleTimeout
     case fileWrite(String)
@@ -45,9 +47,13 @@ enum AbortReason: Equatable {
     /// The response head is invalid: its body's framing is ambiguous (`HeaderBlockParser`), or
     /// libcurl refused one of its lines; the reason completes "The response … is not valid HTTP: ".
     case invalidHead(String)
+    /// The server's chain failed a certificate pin or the evaluator (`PeerChainCheck`): the reason.
+    case peerRefused(PeerChainCheck.Refusal)
     /// libcurl refused a response header line longer than its own limit (`CURL_MAX_HTTP_HEADER`),
     /// reported as `CURLE_OUT_OF_MEMORY` (see `CurlLoop.finish`).
     case headerLineTooLong(limit: Int)
+    /// A forwarding proxy answered 407: it wants credentials, or refused the ones it was given.
+    case proxyRefused(proxy: String, hadCredentials: Bool)
 }
 
 extension SluiceError {
@@ -59,12 +65,19 @@ extension SluiceError {
         transferResult code: CURLcode, message: String, abort: AbortReason?, totalTimeoutExpired: Bool, url: String
     ) {
         let curlCode = Int(code.rawValue)
-        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        var detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        // Each message below ends with its own full stop.
+        if detail.hasSuffix(".") { detail.removeLast() }
         if let abort {
             switch abort {
             case .bodyTooLarge(let limit):
                 self.init(
                     .responseTooLarge, "The response body from \(url) exceeded the limit of \(limit) bytes.",
+                    curlCode: curlCode)
+            case .announcedBodyTooLarge(let length, let limit):
+                self.init(
+                    .responseTooLarge,
+                    "The response from \(url) announces a body of \(length) bytes, past the limit of \(limit) bytes.",
                     curlCode: curlCode)
             case .headersTooLarge(let limit):
                 self.init(
@@ -82,11 +95,17 @@ extension SluiceError {
                 self.init(.connectionLost, Self.notSentAgain(url), curlCode: curlCode)
             case .invalidHead(let reason):
                 self.init(.protocolError, "The response from \(url) is not valid HTTP: \(reason).", curlCode: curlCode)
+            case .peerRefused(let refusal):
+                self.init(
+                    .tlsFailure, "TLS with \(url) failed: \(refusal.message); nothing was sent.",
+                    curlCode: curlCode, tlsFailure: refusal.reason)
             case .headerLineTooLong(let limit):
                 self.init(
                     .headersTooLarge,
                     "A header line of the response from \(url) exceeded libcurl's limit of \(limit) bytes per line.",
                     curlCode: curlCode)
+            case .proxyRefused(let proxy, let hadCredentials):
+                self.init(proxyRefused: proxy, hadCredentials: hadCredentials, url: url, curlCode: curlCode)
             }
             return
         }
@@ -105,6 +124,15 @@ extension SluiceError {
                     .timedOut, "Connecting to \(url) exceeded the connect timeout: \(detail).", timeout: .connect,
                     curlCode: curlCode)
             }
+        case CURLE_RECV_ERROR where detail.contains("chunked-encoding"):
+            // libcurl reports a malformed chunk (size, data or line end) as a receive error.
+            self.init(.protocolError, "The chunked body from \(url) is not valid HTTP: \(detail).", curlCode: curlCode)
+        case CURLE_RECV_ERROR where detail.contains(" alert "), CURLE_SEND_ERROR where detail.contains(" alert "):
+            // A TLS alert after the handshake: with TLS 1.3 a server checks the client's certificate
+            // after the client finished, so refusing it shows on the first read.
+            self.init(
+                .tlsFailure, "TLS with \(url) failed: \(detail).", curlCode: curlCode,
+                tlsFailure: TLSFailureReason(curlCode: curlCode, message: detail))
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE:
             self.init(
                 .connectionLost, "The connection to \(url) was lost before the response was complete: \(detail).",
@@ -113,7 +141,9 @@ extension SluiceError {
             CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
             CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
             CURLE_SSL_CLIENTCERT:
-            self.init(.tlsFailure, "TLS with \(url) failed: \(detail).", curlCode: curlCode)
+            self.init(
+                .tlsFailure, "TLS with \(url) failed: \(detail).", curlCode: curlCode,
+                tlsFailure: TLSFailureReason(curlCode: curlCode, message: detail))
         case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING,
             CURLE_UNSUPPORTED_PROTOCOL, CURLE_HTTP3:
             self.init(.protocolError, "The reply from \(url) is not valid HTTP: \(detail).", curlCode: curlCode)

@@ -210,6 +210,10 @@ final class CurlLoop {
             context.sendHeadIfNeeded()
             outcome = .success(context.metrics(addresses: &remoteAddresses))
         } else {
+            // libcurl 7.88 keeps its receive buffer after a transfer that failed resolving a name,
+            // and then refuses CURLOPT_BUFFERSIZE, which every transfer sets: the next request on
+            // the handle would fail with `invalidOption`. Such a handle is let go.
+            context.isHandleSpent = result == CURLE_COULDNT_RESOLVE_HOST || result == CURLE_COULDNT_RESOLVE_PROXY
             // libcurl reconnects by itself when a reused connection dies under a request; if that
             // fails, a non-idempotent request that may have reached the server must not read as one
             // that never left (an offline retry would send it again).
@@ -224,11 +228,19 @@ final class CurlLoop {
             {
                 context.abortReason = reason
             }
+            let options = context.request.options
+            let routeError =
+                context.abortReason == nil && (options.proxy != nil || options.unixSocketPath != nil)
+                ? SluiceError(
+                    routeFailure: result, message: context.easy.errorMessage, options: options,
+                    connectCode: context.easy.info(CURLINFO_HTTP_CONNECTCODE), url: context.urlText)
+                : nil
             outcome = .failure(
-                SluiceError(
-                    transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
-                    totalTimeoutExpired: result == CURLE_OPERATION_TIMEDOUT && context.totalTimeoutExpired,
-                    url: context.urlText))
+                routeError
+                    ?? SluiceError(
+                        transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
+                        totalTimeoutExpired: result == CURLE_OPERATION_TIMEDOUT && context.totalTimeoutExpired,
+                        url: context.urlText))
         }
         complete(context, outcome)
     }
@@ -272,7 +284,7 @@ final class CurlLoop {
         context.bodyReader = nil
         // A pause is no option the next transfer sets again (see `EasyHandle`): a handle that ended
         // suspended could carry it into the next transfer, so it is let go instead.
-        if !context.isPaused { recycle(context.easy) }
+        if !context.isPaused && !context.isHandleSpent { recycle(context.easy) }
         // The handle is the loop's: the context, which its subscriber may hold a while longer,
         // lets go of it here, so that a handle let go is cleaned up on the loop thread.
         context.easy = nil

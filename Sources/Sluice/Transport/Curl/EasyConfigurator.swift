@@ -161,8 +161,6 @@ enum EasyConfigurator {
         }
         var bufferSize = request.options.receiveBufferSize
         if bufferSize == nil, case .file = request.options.destination { bufferSize = bulkReceiveBufferSize }
-        let verifyTLS = request.options.verifyTLS
-        let fromEnvironment = request.options.proxyFromEnvironment
 
         // CURLOPT_CURLU and CURLOPT_URL, kept while the URL repeats (see `EasyHandle.setURL`).
         try easy.setURL(context.urlText)
@@ -170,14 +168,13 @@ enum EasyConfigurator {
         try easy.set(CURLOPT_PIPEWAIT, easy.isHTTPS)
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.options.connectTimeout))
         try easy.set(CURLOPT_TIMEOUT_MS, request.options.timeout.map(milliseconds) ?? 0)
-        // nil: from the environment; an empty proxy turns off libcurl's reading of http_proxy and
-        // friends.
-        try easy.set(CURLOPT_PROXY, optional: request.options.proxy ?? (fromEnvironment ? nil : ""))
-        // Left unset, libcurl reads no_proxy from the environment for every transfer (two getenv
-        // calls, about 1,000 instructions), and honours it for a proxy the caller chose.
-        try easy.set(CURLOPT_NOPROXY, optional: fromEnvironment ? nil : "")
-        try easy.set(CURLOPT_SSL_VERIFYPEER, verifyTLS)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, verifyTLS ? 2 : 0)
+        // Where the connection goes: proxy, host overrides, IP version, Unix socket.
+        try setConnectionOptions(easy, request.options)
+        // Every https transfer sets every TLS option. An http one leaves them as they are: libcurl
+        // reads them only to make a TLS connection to the origin, which an http URL never needs
+        // here (redirects are new transfers; HSTS and Alt-Svc are off; a proxy's TLS has options
+        // of its own, set above), and they are thirteen calls into libcurl.
+        if easy.isHTTPS { try setTLSOptions(context.tls, on: easy) }
         // Any value turns decoding on (of every coding libcurl decodes); libcurl sends it only in an
         // Accept-Encoding line of its own, which the request's lines always replace when decoding
         // is on (`headerLines`). The codings by name: given "", libcurl makes that list anew each

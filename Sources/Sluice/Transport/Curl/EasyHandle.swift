@@ -28,6 +28,10 @@ final class EasyHandle {
     /// What the current header list was made from (nil: no list yet, or it must be made anew).
     @exclusivity(unchecked) var headerSource: HeaderSource?
 
+    /// The host overrides of the latest request that had any, and the CURLOPT_CONNECT_TO list made
+    /// of them: kept while requests repeat them, so the list is not made again for each one.
+    @exclusivity(unchecked) var connectTo: (overrides: [HostOverride], list: CurlStringList)?
+
     /// The context of the transfer the handle runs (unretained: the loop's table keeps it alive
     /// while the handle is in the multi handle), nil between transfers. libcurl's header, write and
     /// prerequest callbacks and CURLOPT_PRIVATE point at the handle, set once when it is made, and

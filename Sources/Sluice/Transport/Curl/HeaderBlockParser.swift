@@ -44,6 +44,8 @@ struct HeaderBlockParser {
     private(set) var problem: String?
     /// Whether the current block has a Transfer-Encoding field.
     private var hasTransferEncoding = false
+    /// Whether the block has a Content-Encoding (its body's length then is not its decoded length).
+    private(set) var hasContentEncoding = false
     /// Where the latest Content-Length line starts in `lines` (-1: none yet), and the length
     /// before it: a folded continuation of that line makes it read again.
     private var contentLengthLineStart = -1
@@ -94,6 +96,11 @@ struct HeaderBlockParser {
             Self.isName("transfer-encoding", UnsafeBufferPointer(rebasing: bytes[0..<17]))
         {
             return readTransferEncoding()
+        }
+        if end >= 17, bytes[16] == UInt8(ascii: ":"),
+            Self.isName("content-encoding", UnsafeBufferPointer(rebasing: bytes[0..<16]))
+        {
+            if !isTrailer { hasContentEncoding = true }
         }
         return .field
     }
@@ -167,6 +174,7 @@ struct HeaderBlockParser {
         contentLength = nil
         problem = nil
         hasTransferEncoding = false
+        hasContentEncoding = false
         contentLengthLineStart = -1
         isTrailer = false
         // The version, then the status: words separated by runs of spaces.

@@ -29,6 +29,8 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     private let isTaken = Atomic(false)
     /// The handle libcurl runs the transfer on, from `begin` until the loop releases the transfer.
     @exclusivity(unchecked) var easy: EasyHandle!
+    /// The TLS configuration for the request's host (`RequestOptions.tlsForHosts`, else `tls`).
+    let tls: TLSConfiguration
     /// The request's limits, read once: a callback reads them for every line and chunk.
     private let maximumHeaderSize: Int
     private let maximumBodySize: Int64
@@ -52,6 +54,8 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// were silent (see `CurlLoop.connectionMoved`).
     @exclusivity(unchecked) var connectionBytesSeen: UInt64 = 0
     @exclusivity(unchecked) var isPaused = false
+    /// Whether the handle must not run another transfer (see `CurlLoop.finish`).
+    @exclusivity(unchecked) var isHandleSpent = false
     /// The length of a body handed to libcurl whole, with the head (0: none, or read in pieces).
     @exclusivity(unchecked) var inlineBodyLength: Int64 = 0
     /// How many times libcurl set out to send the request (see `beginAttempt`).
@@ -59,6 +63,9 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// Whether a header line arrived since the latest attempt began: libcurl retries by itself
     /// after a dead connection only when nothing at all did.
     @exclusivity(unchecked) private var answered = false
+    /// What the connection's TLS negotiated, read before the request is sent (libcurl gives the
+    /// connection's TLS object only while the transfer has it).
+    @exclusivity(unchecked) private var tlsSession: TLSSession?
 
     @exclusivity(unchecked) private var parser = HeaderBlockParser()
     @exclusivity(unchecked) private var headerBytes = 0
@@ -98,6 +105,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         self.request = request
         self.sink = sink
         self.control = control
+        tls =
+            request.options.tlsForHosts.isEmpty
+            ? request.options.tls
+            : request.options.tls.resolved(for: request.url.host(), in: request.options.tlsForHosts)
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         lastActivity = Self.unstarted
@@ -172,7 +183,24 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         case .end:
             // End of a header block; 1xx blocks (100 Continue) are followed by the real one.
             let status = parser.status
-            if status >= 200 || status == 101 { sendHeadIfNeeded() }
+            if status == 101 {
+                // No request of Sluice's asks to switch protocols (HTTP/2 without TLS is by prior
+                // knowledge): libcurl would wait on the switched connection until a timeout.
+                abortReason = .invalidHead("it switches protocols (101), which the request did not ask for")
+                return 0
+            }
+            if status >= 200 {
+                // Through a proxy, a 407 is the proxy's refusal, not the origin's answer.
+                if status == 407, let proxy = request.options.proxy {
+                    abortReason = .proxyRefused(proxy: proxy.description, hadCredentials: proxy.credentials != nil)
+                    return 0
+                }
+                if let announced = announcedBodyPastLimit(status: status) {
+                    abortReason = .announcedBodyTooLarge(length: announced, limit: maximumBodySize)
+                    return 0
+                }
+                sendHeadIfNeeded()
+            }
         case .field:
             break
         case .invalid:
@@ -181,6 +209,17 @@ final class TransferContext: TransferToken, @unchecked Sendable {
             return 0
         }
         return bytes.count
+    }
+
+    /// The Content-Length of a final head when its body is certain to pass the body limit: the
+    /// body is not decoded (a coded body's length says nothing of what it decodes to) and there is
+    /// one (not a HEAD, a 204 or a 304). Failing at the head spares reading up to the limit.
+    private func announcedBodyPastLimit(status: Int) -> Int64? {
+        guard let length = parser.contentLength, length > maximumBodySize,
+            !parser.hasContentEncoding || !request.options.decompress,
+            status != 204, status != 304, request.method != .head
+        else { return nil }
+        return length
     }
 
     func sendHeadIfNeeded() {
@@ -291,6 +330,13 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// consent). One after an answer is a retry the server asked for, such as after a 417 to
     /// `Expect: 100-continue`, which read no body: allowed.
     func beginAttempt() -> Int32 {
+        if easy.isHTTPS { tlsSession = PeerChainCheck.session(on: easy) }
+        if tls.checksPeerChain, easy.isHTTPS,
+            let refusal = PeerChainCheck.refusal(of: tls, on: easy, host: request.url.host() ?? "")
+        {
+            abortReason = .peerRefused(refusal)
+            return SLUICE_PREREQFUNC_ABORT
+        }
         attempts += 1
         let previousWasAnswered = answered
         answered = false
@@ -371,6 +417,11 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         metrics.httpVersion = parser.version
         if let ip = easy.info(cString: CURLINFO_PRIMARY_IP), ip.pointee != 0 {
             metrics.remoteAddress = addresses.address(ip: ip, port: easy.info(CURLINFO_PRIMARY_PORT))
+        }
+        if let tlsSession {
+            metrics.tlsVersion = tlsSession.version.map { String(cString: $0) }
+            metrics.tlsCipher = tlsSession.cipher.map { String(cString: $0) }
+            metrics.alpnProtocol = tlsSession.alpn
         }
         return metrics
     }
