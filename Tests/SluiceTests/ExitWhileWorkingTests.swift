@@ -62,7 +62,8 @@ struct ExitWhileWorkingTests {
     }
 
     /// Runs each child (its arguments), `parallel` at a time, on a thread of its own rather than the
-    /// tests' shared pool; returns how each ended ("exit 0", "signal 11", "hung").
+    /// tests' shared pool; returns how each ended ("exit 0", "signal 11", "hung"), with what it wrote
+    /// to its standard error when that was not cleanly.
     private static func run(_ executable: URL, _ children: [[String]]) async -> [String] {
         await withCheckedContinuation { continuation in
             Thread {
@@ -72,38 +73,32 @@ struct ExitWhileWorkingTests {
                 environment["SWIFT_BACKTRACE"] = "enable=no"
                 for batch in stride(from: 0, to: children.count, by: parallel) {
                     let processes = children[batch..<min(batch + parallel, children.count)].map { arguments in
-                        let process = Process()
-                        process.executableURL = executable
-                        process.arguments = arguments
-                        process.environment = environment
-                        process.standardOutput = FileHandle.nullDevice
-                        process.standardError = FileHandle.nullDevice
-                        do {
-                            try process.run()
-                        } catch {
-                            return (process, "not started: \(error)")
+                        Result { () throws(ChildProcess.SpawnError) in
+                            try ChildProcess(
+                                executable.path, arguments, environment: environment, capturingErrors: true)
                         }
-                        return (process, "")
                     }
                     // A hang detector: a child takes well under a second.
                     let deadline = ContinuousClock.now + .seconds(30)
-                    for (process, failure) in processes {
-                        if !failure.isEmpty {
-                            outcomes.append(failure)
+                    for started in processes {
+                        let process: ChildProcess
+                        switch started {
+                        case .success(let child): process = child
+                        case .failure(let error):
+                            outcomes.append("not started: \(error)")
                             continue
                         }
                         while process.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
                         if process.isRunning {
-                            kill(process.processIdentifier, SIGKILL)
-                            process.waitUntilExit()
+                            process.send(SIGKILL)
+                            process.wait()
                             outcomes.append("hung")
                             continue
                         }
-                        switch process.terminationReason {
-                        case .exit: outcomes.append("exit \(process.terminationStatus)")
-                        case .uncaughtSignal: outcomes.append("signal \(process.terminationStatus)")
-                        @unknown default: outcomes.append("ended \(process.terminationStatus)")
-                        }
+                        // What a child that failed wrote (a crash's message, a sanitizer's report) says why.
+                        let ended = process.wait()
+                        let errors = ended == .exit(0) ? "" : String(decoding: process.capturedErrors(), as: UTF8.self)
+                        outcomes.append(errors.isEmpty ? "\(ended)" : "\(ended): \(errors)")
                     }
                 }
                 continuation.resume(returning: outcomes)

@@ -73,17 +73,11 @@ final class TestNetworkNamespace: Sendable {
     }
 
     private func ip(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.ipPath ?? "ip")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw NamespaceError(command: "ip " + arguments.joined(separator: " "), message: message)
+        let outcome = try ChildProcess.run(Self.ipPath ?? "ip", arguments)
+        guard outcome.termination == .exit(0) else {
+            throw NamespaceError(
+                command: "ip " + arguments.joined(separator: " "),
+                message: String(decoding: outcome.standardError, as: UTF8.self))
         }
     }
 }

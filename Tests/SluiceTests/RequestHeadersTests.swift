@@ -338,14 +338,8 @@ struct RequestHeadersTests {
             body: .data(Data(body.utf8)))
         let command = request.curlDescription(redactingAuthorization: false)
         #expect(command.hasPrefix("curl "))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "printf '%s\\0' " + command.dropFirst("curl ".count)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = try ChildProcess.run("/bin/sh", ["-c", "printf '%s\\0' " + command.dropFirst("curl ".count)])
+            .standardOutput
         let arguments = output.split(separator: 0, omittingEmptySubsequences: false).dropLast()
             .map { String(decoding: $0, as: UTF8.self) }
         #expect(

@@ -22,7 +22,7 @@ final class TLSNginx {
     /// The server's certificate (PEM).
     let certificateFile: URL
     private let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// The nginx executable, if one is installed.
     static let executable = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first {
@@ -135,12 +135,7 @@ final class TLSNginx {
             }
             """
         try Data(configuration.utf8).write(to: directory.appendingPathComponent("nginx.conf"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(executable, ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"])
         let server = TLSNginx(port: port, directory: directory, process: process)
         do {
             try server.waitUntilAccepting()
@@ -151,7 +146,7 @@ final class TLSNginx {
         return server
     }
 
-    private init(port: Int, directory: URL, process: Process) {
+    private init(port: Int, directory: URL, process: ChildProcess) {
         self.port = port
         self.directory = directory
         self.process = process
@@ -160,12 +155,9 @@ final class TLSNginx {
 
     /// Stops nginx and deletes its directory.
     func stop() {
-        // SIGKILL: spawned by `Process` from the test process, nginx ignored SIGTERM here (a child
-        // keeps the signal mask it was spawned with). It has no workers and nothing to save.
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // SIGKILL, at once: it has no workers and nothing to save.
+        process.send(SIGKILL)
+        process.wait()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -199,15 +191,9 @@ final class TLSNginx {
 
     /// Runs a tool to its end; throws if it fails.
     private static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        let termination = try ChildProcess.run(executable, arguments).termination
+        guard termination == .exit(0) else {
+            throw Failure("\(executable) \(arguments.joined(separator: " ")) ended with \(termination)")
         }
     }
 

@@ -108,15 +108,8 @@ struct TestPKI: Sendable {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-hash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: input) }
         try? data.write(to: input)
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["dgst", "-sha256", "-binary", input.path]
-        process.standardOutput = output
-        try? process.run()
-        let digest = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return digest
+        let digest = try? ChildProcess.run("/usr/bin/openssl", ["dgst", "-sha256", "-binary", input.path])
+        return Data(digest?.standardOutput ?? [])
     }
 
     /// Runs `openssl` in one directory.
@@ -235,16 +228,9 @@ struct TestPKI: Sendable {
         }
 
         private func openssl(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw TLSNginx.Failure(
-                    "openssl \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+            let termination = try ChildProcess.run("/usr/bin/openssl", arguments).termination
+            guard termination == .exit(0) else {
+                throw TLSNginx.Failure("openssl \(arguments.joined(separator: " ")) ended with \(termination)")
             }
         }
     }
