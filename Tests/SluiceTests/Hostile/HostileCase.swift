@@ -78,13 +78,15 @@ struct HostileCase: Sendable {
         return options
     }
 
-    /// The timeout that bounds this case: the one it expects to fire, else the idle timeout (a
-    /// case that fails for any other reason must not wait for any timer at all).
+    /// The timeout that bounds this case: the one it expects to fire, else the total timeout,
+    /// which bounds every transfer (a case that fails for another reason ends long before it; on a
+    /// loaded machine a handshake alone took over a second).
     func limit(_ options: RequestOptions) -> Duration {
-        guard case .fails(.timedOut, let kind, _) = outcome else { return options.idleTimeout }
+        let total = options.timeout ?? options.idleTimeout
+        guard case .fails(.timedOut, let kind, _) = outcome else { return total }
         switch kind {
         case .connect: return options.connectTimeout
-        case .total: return options.timeout ?? options.idleTimeout
+        case .total: return total
         case .idle, nil: return options.idleTimeout
         }
     }
