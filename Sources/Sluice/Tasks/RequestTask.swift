@@ -77,9 +77,6 @@ public final class RequestTask: Sendable {
                 return .start
             case .suspended:
                 s.phase = .running
-                // Under the lock, like `suspend()`'s: the control sees the decisions in the order
-                // they were made (see `suspend()`).
-                control.resume()
                 return .resume
             default:
                 return .none
@@ -91,7 +88,15 @@ public final class RequestTask: Sendable {
             start()
         case .resume:
             publishPhase()
+            // Reported before the transfer may move again: resumed, a transfer whose body had all
+            // arrived meanwhile completed at once, and its completion, on the loop thread, ended
+            // the task's events before this `resumed` was sent, which was then dropped.
             report(.resumed)
+            // Under the lock, like `suspend()`'s, so the control sees the decisions in the order
+            // they were made; unless a `suspend()` came in between, which then stands.
+            inner.withLock { s in
+                if s.phase == .running { control.resume() }
+            }
         case .none: break
         }
     }
