@@ -315,6 +315,31 @@ struct TLSTrustTests {
         }
     }
 
+    // MARK: Through a client
+
+    /// The client's configuration trusts the authority for all its requests; one request adds a
+    /// pin that fails, and the next is the client's own again.
+    @Test func aClientsSettingsApplyToItsRequestsAndOneRequestCanAddItsOwn() async throws {
+        let pki = try TestPKI.shared
+        try await Self.withTLSServer { server, transport in
+            var configuration = Client.Configuration()
+            configuration.requestOptions = try Self.trustingTestAuthority()
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+            #expect(try await client.get("echo").validate().value.status == 200)
+            var pinned = try client.makeRequest(.get, "echo")
+            pinned.options.tls.publicKeyPins = [try PublicKeyPin(pki.serverWithOtherKey.publicKeyPin)]
+            do throws(SluiceError) {
+                _ = try await client.send(pinned).value
+                Issue.record("a request with a pin of another key went through")
+            } catch {
+                #expect(error.tlsFailure == .pinMismatch, "\(error)")
+            }
+            #expect(try await client.get("echo").value.status == 200)
+            #expect(server.recordedRequests.count == 2)
+        }
+    }
+
     // MARK: Nothing carried over
 
     /// After an authenticated request, a request without a client certificate must not ride on the
