@@ -11,10 +11,7 @@ public struct PublicKeyPin: Sendable, Hashable {
 
     /// A pin from its 32 bytes.
     public init(sha256: Data) throws(SluiceError) {
-        guard sha256.count == 32 else {
-            throw SluiceError(.invalidOption, "A SHA-256 pin has 32 bytes, not \(sha256.count).")
-        }
-        self.sha256 = sha256
+        self.sha256 = try Self.checked(sha256)
     }
 
     /// A pin from `sha256//BASE64` (libcurl's and HPKP's form) or the Base64 of the hash alone.
@@ -24,6 +21,14 @@ public struct PublicKeyPin: Sendable, Hashable {
 
     /// The pin as libcurl takes it.
     var curlForm: String { "sha256//" + sha256.base64EncodedString() }
+
+    /// `hash` if it is the 32 bytes of a SHA-256.
+    static func checked(_ hash: Data) throws(SluiceError) -> Data {
+        guard hash.count == 32 else {
+            throw SluiceError(.invalidOption, "A SHA-256 pin has 32 bytes, not \(hash.count).")
+        }
+        return hash
+    }
 
     /// The 32 bytes of a `sha256//BASE64` or plain Base64 pin.
     static func hash(fromPin text: String) throws(SluiceError) -> Data {
@@ -45,10 +50,7 @@ public struct CertificatePin: Sendable, Hashable {
 
     /// A pin from its 32 bytes.
     public init(sha256: Data) throws(SluiceError) {
-        guard sha256.count == 32 else {
-            throw SluiceError(.invalidOption, "A SHA-256 pin has 32 bytes, not \(sha256.count).")
-        }
-        self.sha256 = sha256
+        self.sha256 = try PublicKeyPin.checked(sha256)
     }
 
     /// A pin from `sha256//BASE64` or the Base64 of the hash alone.
