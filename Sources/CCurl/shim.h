@@ -133,6 +133,29 @@ static inline struct sluice_openssl_functions sluice_openssl_lookup(void) {
     return functions;
 }
 
+/// OpenSSL's message digests (EVP), found at run time like `sluice_openssl_functions`: a
+/// download's checksum (SHA-256 and others) without Sluice linking a crypto library. All NULL when
+/// OpenSSL is not loaded.
+struct sluice_openssl_digest_functions {
+    const void *(*digest_by_name)(const char *name);
+    void *(*context_new)(void);
+    int (*initialize)(void *context, const void *digest, void *engine);
+    int (*update)(void *context, const void *data, size_t length);
+    int (*final)(void *context, unsigned char *output, unsigned int *length);
+    void (*context_free)(void *context);
+};
+
+static inline struct sluice_openssl_digest_functions sluice_openssl_digest_lookup(void) {
+    struct sluice_openssl_digest_functions functions;
+    functions.digest_by_name = (const void *(*)(const char *))dlsym(RTLD_DEFAULT, "EVP_get_digestbyname");
+    functions.context_new = (void *(*)(void))dlsym(RTLD_DEFAULT, "EVP_MD_CTX_new");
+    functions.initialize = (int (*)(void *, const void *, void *))dlsym(RTLD_DEFAULT, "EVP_DigestInit_ex");
+    functions.update = (int (*)(void *, const void *, size_t))dlsym(RTLD_DEFAULT, "EVP_DigestUpdate");
+    functions.final = (int (*)(void *, unsigned char *, unsigned int *))dlsym(RTLD_DEFAULT, "EVP_DigestFinal_ex");
+    functions.context_free = (void (*)(void *))dlsym(RTLD_DEFAULT, "EVP_MD_CTX_free");
+    return functions;
+}
+
 /// The result code of a finished transfer (CURLMsg keeps it in a union Swift cannot name).
 static inline CURLcode sluice_msg_result(const CURLMsg *message) {
     return message->data.result;

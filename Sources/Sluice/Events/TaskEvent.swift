@@ -44,6 +44,8 @@ public struct TaskEvent: Sendable {
         indirect case redirected(RedirectHop)
         /// The task finished, with its response or its error.
         indirect case completed(TaskCompletion)
+        /// A resumed download dropped the bytes it had and starts over (see `DownloadRestart`).
+        indirect case downloadRestarted(DownloadRestart)
     }
 }
 
@@ -153,6 +155,7 @@ extension TaskEvent.Kind: CustomStringConvertible {
         case .retried(let retry):
             return "retried: attempt \(retry.attempt) after \(retry.reason), in \(retry.delay.timeInterval) s"
         case .redirected(let hop): return "redirected: \(hop.status) \(hop.method.rawValue) \(hop.to.absoluteString)"
+        case .downloadRestarted(let reason): return "downloadRestarted: \(reason)"
         case .completed(let completion):
             if let error = completion.error { return "completed: \(error.code)" }
             return "completed: \(completion.response?.status ?? 0)"

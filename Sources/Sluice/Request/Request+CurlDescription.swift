@@ -64,7 +64,7 @@ extension Request {
         case .http1_1: arguments.append("--http1.1")
         case .http2: arguments.append("--http2-prior-knowledge")
         }
-        if case .file(let destination) = options.destination {
+        if let destination = options.destination.openedFile {
             arguments += ["-o", CurlShell.quoted(destination.path)]
         }
         return arguments

@@ -188,8 +188,16 @@ public struct PreparedRequest: Sendable {
         {
             throw SluiceError(.invalidOption, "Timeouts must be positive.")
         }
-        if request.options.maximumBodySize < 0 || request.options.maximumHeaderSize <= 0 {
+        if request.options.maximumBodySize < 0 || request.options.maximumHeaderSize <= 0
+            || (request.options.maximumDownloadSize.map { $0 < 0 } ?? false)
+        {
             throw SluiceError(.invalidOption, "Size limits must be positive.")
+        }
+        if request.options.progressInterval < .zero {
+            throw SluiceError(.invalidOption, "The progress interval must not be negative.")
+        }
+        if case .partialFile(_, let offset) = request.options.destination, offset < 0 {
+            throw SluiceError(.invalidOption, "A partial file's offset must not be negative.")
         }
     }
 

@@ -11,8 +11,17 @@ public struct RequestOptions: Sendable, Equatable {
     /// transfer that keeps moving is never cut off. libcurl waits forever by default. The transport
     /// looks for stalled transfers every 100 ms, so the timeout fires up to 300 ms late.
     public var idleTimeout: Duration = .seconds(30)
-    /// The most decoded body bytes accepted (a gzip bomb counts what it decodes to).
+    /// The most decoded body bytes accepted in memory (a gzip bomb counts what it decodes to). A
+    /// body written to a file is bounded by `maximumDownloadSize` instead.
     public var maximumBodySize: Int64 = 256 * 1024 * 1024
+    /// The most decoded body bytes of one response written to a file (see `BodyDestination`); nil,
+    /// the default, for no limit: the disk bounds a download, not the process's memory, so a 1 GiB
+    /// download works with the defaults.
+    public var maximumDownloadSize: Int64? = nil
+    /// The shortest time between two progress events of one transfer, about 60 a second by
+    /// default; zero reports every chunk. The first chunk and the last byte are always reported,
+    /// so progress still shows the start and reaches 100%.
+    public var progressInterval: Duration = .nanoseconds(16_666_667)
     /// The most header bytes accepted for one response. libcurl also refuses any single header
     /// line longer than 100 KiB (`CURL_MAX_HTTP_HEADER`), whatever this says; both fail with
     /// `.headersTooLarge`, whose message names the limit.
@@ -89,5 +98,27 @@ public struct RequestOptions: Sendable, Equatable {
         case memory
         /// Written to a file as it arrives; the response carries the file's URL.
         case file(URL)
+        /// Written to a file that may already hold the first `offset` bytes of the body (a resumed
+        /// download): a 206 response is written after them, any other success (2xx) over the file
+        /// from its start. The body of any other status is collected in memory, and the file is
+        /// left as it was. `Client.download` writes its temporary file this way.
+        case partialFile(URL, offset: Int64)
+
+        /// The file the body of a response with `status` goes to, if any.
+        func fileURL(status: Int) -> URL? {
+            switch self {
+            case .memory: return nil
+            case .file(let url): return url
+            case .partialFile(let url, _): return (200..<300).contains(status) ? url : nil
+            }
+        }
+
+        /// The file a transfer opens, if any.
+        var openedFile: URL? {
+            switch self {
+            case .memory: return nil
+            case .file(let url), .partialFile(let url, _): return url
+            }
+        }
     }
 }

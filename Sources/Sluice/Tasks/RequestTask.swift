@@ -11,8 +11,13 @@ import Synchronization
 ///     task.resume()
 ///     let response = try await task.response.value
 ///
+/// A task is made without sending anything, and starts with `resume()` or, as Alamofire's
+/// requests do, as soon as something subscribes to its `response`: awaiting the response of a
+/// task nobody resumed does not wait forever. To hold a task back while subscribing, `suspend()`
+/// it first; it then waits for `resume()`.
+///
 /// Unlike a request's producer, a task runs once: `response` replays its one outcome to every
-/// subscriber and does not start it.
+/// subscriber.
 public final class RequestTask: Sendable {
     private struct State {
         var phase = TaskState.created
@@ -24,6 +29,8 @@ public final class RequestTask: Sendable {
         var cancelRequested = false
         /// Where this task's events go (the task's own observers, and the client's).
         var reporter: TaskReporter?
+        /// What a download that did not finish left to resume it with.
+        var resumeData: ResumeData?
     }
 
     /// The task's identifier, the same as in the client's `events`.
@@ -48,10 +55,13 @@ public final class RequestTask: Sendable {
     /// Suspends and resumes the transfer (internal: tests compare it with `state`).
     let control = TransferControl()
     private let inner = Lock(State())
+    /// The download this task runs, if it is one (see `Client.download`).
+    private let downloadPlan: DownloadPlan?
 
-    init(client: Client, request: Request) {
+    init(client: Client, request: Request, downloadPlan: DownloadPlan? = nil) {
         self.client = client
         self.request = request
+        self.downloadPlan = downloadPlan
         id = client.eventHub.makeTaskID()
         (events, eventInput) = Signal<TaskEvent, Never>.pipe()
         downloadProgress = download.readOnly
@@ -60,11 +70,22 @@ public final class RequestTask: Sendable {
     }
 
     /// The task's response, or its error, replayed to every subscriber; a cancelled task fails
-    /// with `.cancelled`. Subscribing does not start the task: `resume()` does.
+    /// with `.cancelled`. Subscribing starts a task that was made and not yet resumed (one
+    /// suspended before it started waits for `resume()`).
     public var response: SignalProducer<Response, SluiceError> {
-        outcome.producer.compactMap { $0 }.take(first: 1).promoteError(SluiceError.self)
+        let replay = outcome.producer.compactMap { $0 }.take(first: 1).promoteError(SluiceError.self)
             .attemptMap { (result) throws(SluiceError) -> Response in try result.get() }
+        return SignalProducer { [self] observer, lifetime in
+            lifetime += replay.start(observer)
+            if inner.withLock({ $0.phase == .created }) { resume() }
+        }
     }
+
+    /// For a download that was cancelled, failed or answered with an error status: what to
+    /// resume it with (`Client.download(resuming:)`), when its temporary file holds bytes of a
+    /// content the server identified (a strong `ETag` or `Last-Modified`); nil otherwise, and
+    /// for any other task. Set before `response` delivers the task's outcome.
+    public var resumeData: ResumeData? { inner.withLock { $0.resumeData } }
 
     /// Starts the task, or resumes it after `suspend()`.
     public func resume() {
@@ -72,6 +93,11 @@ public final class RequestTask: Sendable {
         let step = inner.withLock { s -> Step in
             switch s.phase {
             case .created:
+                s.phase = .running
+                s.started = .now
+                return .start
+            case .suspended where s.started == nil:
+                // Suspended before it ever started (see `suspend()`).
                 s.phase = .running
                 s.started = .now
                 return .start
@@ -101,9 +127,14 @@ public final class RequestTask: Sendable {
         }
     }
 
-    /// Stops moving bytes until `resume()` (a task that is not running is left as it is).
+    /// Stops moving bytes until `resume()`. A task not yet started is held: subscribing to its
+    /// `response` then does not start it. A task that has ended is left as it is.
     public func suspend() {
         let suspended = inner.withLock { s -> Bool in
+            if s.phase == .created {
+                s.phase = .suspended
+                return true
+            }
             guard s.phase == .running else { return false }
             s.phase = .suspended
             // Told while the lock is held: told after, a `resume()` on another thread could decide
@@ -122,7 +153,7 @@ public final class RequestTask: Sendable {
     public func cancel() {
         let (run, wasCreated) = inner.withLock { s -> ((any Disposable)?, Bool) in
             guard !s.finished, !s.phase.isFinished else { return (nil, false) }
-            if s.phase == .created {
+            if s.phase == .created || (s.phase == .suspended && s.started == nil) {
                 s.phase = .cancelled
                 return (nil, true)
             }
@@ -154,11 +185,19 @@ public final class RequestTask: Sendable {
     private func start() {
         let reporter = client.eventHub.reporter(for: request, taskID: id, taskOutput: eventInput)
         inner.withLock { $0.reporter = reporter }
-        let progressWatch = events.observeValues { [weak self] event in self?.track(event.kind) }
+        let downloadPlan = downloadPlan
+        let progressWatch = events.observeValues { [weak self] event in
+            downloadPlan?.observe(event.kind)
+            self?.track(event.kind)
+        }
         let inFlightID = client.inFlight.register(method: request.method, url: request.url) { [weak self] in
             self?.cancel()
         }
-        let run = client.response(for: request, mode: .collected, control: control, reporter: reporter).start {
+        let producer =
+            downloadPlan.map {
+                DownloadRun.producer(client: client, request: request, plan: $0, control: control, reporter: reporter)
+            } ?? client.response(for: request, mode: .collected, control: control, reporter: reporter)
+        let run = producer.start {
             [self] event in
             switch event {
             case .value(let response): finish(.success(response), phase: .completed)
@@ -180,8 +219,12 @@ public final class RequestTask: Sendable {
     }
 
     private func finish(_ result: Result<Response, SluiceError>, phase final: TaskState) {
+        // A download that did not put its file in place leaves resume data or nothing, before
+        // anyone learns of the end.
+        let resumeData = downloadPlan?.conclude()
         let first = inner.withLock { s -> Bool in
             guard !s.finished else { return false }
+            s.resumeData = resumeData
             s.finished = true
             s.phase = final
             return true
@@ -195,7 +238,8 @@ public final class RequestTask: Sendable {
         let started = inner.withLock { $0.started } ?? .now
         let seconds = max((ContinuousClock.now - started).timeInterval, 0.000_001)
         switch kind {
-        case .downloadProgress(let progress):
+        case .downloadProgress(let reported):
+            let progress = downloadPlan.map { $0.progress(reported) } ?? reported
             download.value = TaskProgress(
                 completed: progress.completed, expected: progress.expected,
                 bytesPerSecond: Double(progress.completed) / seconds)

@@ -26,8 +26,7 @@ final class StreamingRelay: Sendable {
         case .value(.head(let head)):
             monitor?(.head(head))
             headSent.store(true, ordering: .relaxed)
-            var fileURL: URL?
-            if case .file(let url) = request.options.destination { fileURL = url }
+            let fileURL = request.options.destination.fileURL(status: head.status)
             downstream.send(
                 value: Response(head: head, content: .streaming(chunks), fileURL: fileURL, request: request))
         case .value(.body(let chunk)):

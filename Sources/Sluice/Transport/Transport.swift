@@ -150,8 +150,7 @@ struct ResponseParts {
             failed = true
             throw SluiceError(.protocolError, "The transfer completed without a response head.")
         }
-        var fileURL: URL?
-        if case .file(let url) = request.options.destination { fileURL = url }
+        let fileURL = request.options.destination.fileURL(status: head.status)
         return Response(
             status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,
             fileURL: fileURL, metrics: metrics, request: request)

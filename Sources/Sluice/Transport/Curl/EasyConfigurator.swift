@@ -61,8 +61,8 @@ enum EasyConfigurator {
         // The callbacks' way to the transfer, and the loop's from a finished handle to its context.
         easy.transfer = context.userData
 
-        if case .file(let url) = request.options.destination {
-            let descriptor = openForDownload(url)
+        if let url = request.options.destination.openedFile {
+            let descriptor = openForDownload(url, truncating: request.options.destination == .file(url))
             guard descriptor >= 0 else {
                 throw SluiceError(
                     .fileWriteFailed, "Cannot open \(url.path) for the download: \(String(cString: strerror(errno))).")
@@ -160,7 +160,7 @@ enum EasyConfigurator {
         case .http2: httpVersion = Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
         var bufferSize = request.options.receiveBufferSize
-        if bufferSize == nil, case .file = request.options.destination { bufferSize = bulkReceiveBufferSize }
+        if bufferSize == nil, request.options.destination.openedFile != nil { bufferSize = bulkReceiveBufferSize }
 
         // CURLOPT_CURLU and CURLOPT_URL, kept while the URL repeats (see `EasyHandle.setURL`).
         try easy.setURL(context.urlText)
@@ -204,10 +204,11 @@ enum EasyConfigurator {
         }
     }
 
-    /// Opens the file a download goes to, created or truncated; returns the descriptor, or -1 with
-    /// `errno` set.
-    private static func openForDownload(_ url: URL) -> Int32 {
-        let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+    /// Opens the file a download goes to, created, and truncated unless it is a partial file whose
+    /// bytes the response decides about (see `TransferContext.positionOutput`); returns the
+    /// descriptor, or -1 with `errno` set.
+    private static func openForDownload(_ url: URL, truncating: Bool) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncating ? O_TRUNC : 0)
         // A path without percent escapes or a trailing slash is already its file system
         // representation. Only other paths go through Foundation's decoding (`path` does too), whose
         // code (a set of bytes, hashing) otherwise stays resident in a process that never needed it.

@@ -34,6 +34,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// The request's limits, read once: a callback reads them for every line and chunk.
     private let maximumHeaderSize: Int
     private let maximumBodySize: Int64
+    /// `RequestOptions.maximumDownloadSize`, `Int64.max` for none.
+    private let maximumDownloadSize: Int64
+    /// `RequestOptions.progressInterval` in nanoseconds (0: every chunk is reported).
+    private let progressNanoseconds: Int64
 
     // The mutable state is marked `@exclusivity(unchecked)`: it is only ever touched on the loop
     // thread, by plain reads and writes that cannot overlap, and the run-time exclusivity checks
@@ -75,6 +79,16 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// The body collected for the response when the sink takes one and it goes to memory.
     @exclusivity(unchecked) private var body = Data()
     @exclusivity(unchecked) private var received: Int64 = 0
+    /// Whether the final response's body goes to the output file (else to memory or the stream),
+    /// and the most bytes it may have: decided when its head arrives (see `chooseBodyDestination`).
+    @exclusivity(unchecked) private var bodyToFile = false
+    @exclusivity(unchecked) private var bodyLimit: Int64 = 0
+    /// When the next progress event may go (libcurl's clock), and what the latest ones said: the
+    /// last byte is reported at the end if a throttled chunk carried it.
+    @exclusivity(unchecked) private var nextDownloadProgress: Int64 = 0
+    @exclusivity(unchecked) private var nextUploadProgress: Int64 = 0
+    @exclusivity(unchecked) private var reportedReceived: Int64 = -1
+    @exclusivity(unchecked) private var reportedSent: Int64 = -1
     @exclusivity(unchecked) private var expectedDownload: Int64?
     @exclusivity(unchecked) private var sent: Int64 = 0
     /// Whether the request has a body, and the body's length when known (for a file, one `stat`):
@@ -111,6 +125,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
             : request.options.tls.resolved(for: request.url.host(), in: request.options.tlsForHosts)
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
+        maximumDownloadSize = request.options.maximumDownloadSize ?? .max
+        let interval = request.options.progressInterval.components
+        progressNanoseconds = max(0, interval.seconds * 1_000_000_000 + interval.attoseconds / 1_000_000_000)
+        bodyLimit = maximumBodySize
         lastActivity = Self.unstarted
         if case .empty = request.body {
             hasBody = false
@@ -195,11 +213,12 @@ final class TransferContext: TransferToken, @unchecked Sendable {
                     abortReason = .proxyRefused(proxy: proxy.description, hadCredentials: proxy.credentials != nil)
                     return 0
                 }
+                chooseBodyDestination(status: status)
                 if let announced = announcedBodyPastLimit(status: status) {
-                    abortReason = .announcedBodyTooLarge(length: announced, limit: maximumBodySize)
+                    abortReason = .announcedBodyTooLarge(length: announced, limit: bodyLimit)
                     return 0
                 }
-                sendHeadIfNeeded()
+                guard sendHeadIfNeeded() else { return 0 }
             }
         case .field:
             break
@@ -215,15 +234,18 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// body is not decoded (a coded body's length says nothing of what it decodes to) and there is
     /// one (not a HEAD, a 204 or a 304). Failing at the head spares reading up to the limit.
     private func announcedBodyPastLimit(status: Int) -> Int64? {
-        guard let length = parser.contentLength, length > maximumBodySize,
+        guard let length = parser.contentLength, length > bodyLimit,
             !parser.hasContentEncoding || !request.options.decompress,
             status != 204, status != 304, request.method != .head
         else { return nil }
         return length
     }
 
-    func sendHeadIfNeeded() {
-        guard !headSent else { return }
+    /// Sends the final head once; returns false, with the reason set, when the output file could
+    /// not be made ready for its body.
+    @discardableResult
+    func sendHeadIfNeeded() -> Bool {
+        guard !headSent else { return true }
         headSent = true
         expectedDownload = parser.contentLength
         let head = ResponseHead(status: parser.status, headers: parser.takeHeaders(), httpVersion: parser.version)
@@ -233,6 +255,39 @@ final class TransferContext: TransferToken, @unchecked Sendable {
             self.head = head
             monitor?(.head(head))
         }
+        // Positioned after the head is reported: whoever counts a download's bytes from its
+        // events (`DownloadPlan`) learns of a restart before the file is cut, and never counts
+        // bytes the file no longer holds as the previous content's.
+        guard positionOutput(status: head.status) else { return false }
+        if bodyToFile {
+            // 0%, with the total, as soon as it is known: a download's progress shows from the start.
+            reportDownload()
+        }
+        return true
+    }
+
+    /// Where the final response's body goes, and its limit: a partial file takes a success's body
+    /// only (see `RequestOptions.BodyDestination.partialFile`).
+    private func chooseBodyDestination(status: Int) {
+        guard outputDescriptor >= 0 else {
+            bodyToFile = false
+            bodyLimit = maximumBodySize
+            return
+        }
+        bodyToFile = request.options.destination.fileURL(status: status) != nil
+        bodyLimit = bodyToFile ? maximumDownloadSize : maximumBodySize
+    }
+
+    /// Makes a partial file ready for a successful response's body: a 206 goes after the bytes
+    /// it already holds, anything else replaces them. (A file opened for `.file` was truncated.)
+    private func positionOutput(status: Int) -> Bool {
+        guard bodyToFile, case .partialFile(_, let offset) = request.options.destination else { return true }
+        let keep = status == 206 ? offset : 0
+        if ftruncate(outputDescriptor, off_t(keep)) != 0 || lseek(outputDescriptor, off_t(keep), SEEK_SET) < 0 {
+            abortReason = .fileWrite(String(cString: strerror(errno)))
+            return false
+        }
+        return true
     }
 
     // MARK: Response body
@@ -240,24 +295,46 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// A chunk of the decoded body; returns the bytes consumed, or 0 to make libcurl abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         activity &+= 1
-        if !headSent { sendHeadIfNeeded() }
-        if received + Int64(bytes.count) > maximumBodySize {
-            abortReason = .bodyTooLarge(limit: maximumBodySize)
+        if !headSent {
+            chooseBodyDestination(status: parser.status)
+            guard sendHeadIfNeeded() else { return 0 }
+        }
+        if received + Int64(bytes.count) > bodyLimit {
+            abortReason = .bodyTooLarge(limit: bodyLimit)
             return 0
         }
         received += Int64(bytes.count)
-        if outputDescriptor >= 0 {
+        if bodyToFile {
             guard writeAll(bytes) else { return 0 }
+        } else {
+            switch sink {
+            case .events(let observer): observer.send(value: .body(Data(bytes)))
+            case .response: collect(bytes)
+            }
         }
-        switch sink {
-        case .events(let observer):
-            if outputDescriptor < 0 { observer.send(value: .body(Data(bytes))) }
-            observer.send(value: .downloadProgress(TransferProgress(completed: received, expected: expectedDownload)))
-        case .response(let monitor):
-            if outputDescriptor < 0 { collect(bytes) }
-            monitor?(.downloadProgress(TransferProgress(completed: received, expected: expectedDownload)))
-        }
+        if received == expectedDownload || isDue(&nextDownloadProgress) { reportDownload() }
         return bytes.count
+    }
+
+    /// Whether a progress event may go now (at most one per `progressInterval`); sets the time of
+    /// the next. One clock read per chunk: a chunk is up to 512 KiB, a read ~20 ns.
+    @inline(__always)
+    private func isDue(_ next: inout Int64) -> Bool {
+        guard progressNanoseconds > 0 else { return true }
+        let now = Self.monotonicNanoseconds()
+        guard now >= next else { return false }
+        next = now + progressNanoseconds
+        return true
+    }
+
+    /// Tells whoever follows the transfer's progress how much of the body has arrived.
+    private func reportDownload() {
+        reportedReceived = received
+        let progress = TransferEvent.downloadProgress(TransferProgress(completed: received, expected: expectedDownload))
+        switch sink {
+        case .events(let observer): observer.send(value: progress)
+        case .response(let monitor): monitor?(progress)
+        }
     }
 
     /// Appends a chunk to the response's body; room for the announced length is made at the first.
@@ -296,7 +373,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
             let count = try reader.read(into: buffer)
             if count > 0 {
                 sent += Int64(count)
-                reportUpload()
+                if sent == expectedUpload || isDue(&nextUploadProgress) { reportUpload() }
             }
             return count
         } catch {
@@ -315,6 +392,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
 
     /// Tells whoever follows the transfer's progress how much of the body has gone out.
     private func reportUpload() {
+        reportedSent = sent
         switch sink {
         case .events(let observer):
             observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
@@ -375,6 +453,9 @@ final class TransferContext: TransferToken, @unchecked Sendable {
 
     /// Delivers the outcome of a transfer that finished well (after its head was sent).
     func succeed(_ metrics: TransferMetrics) {
+        // 100%: the last bytes are reported even when a throttled chunk carried them.
+        if reportedSent >= 0, reportedSent != sent { reportUpload() }
+        if received > 0, reportedReceived != received { reportDownload() }
         switch sink {
         case .events(let observer):
             observer.send(value: .completed(metrics))
@@ -384,8 +465,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
                 deliver(.failure(SluiceError(.protocolError, "The transfer completed without a response head.")))
                 return
             }
-            var fileURL: URL?
-            if case .file(let url) = request.options.destination { fileURL = url }
+            let fileURL = bodyToFile ? request.options.destination.openedFile : nil
             let body = self.body
             self.body = Data()
             deliver(

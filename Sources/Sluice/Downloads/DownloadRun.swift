@@ -1,0 +1,159 @@
+import FoundationEssentials
+
+/// The run of one download through the client's chain: each request is an ordinary one (a
+/// resumed one carries `Range` and `If-Range`, and its body goes to the temporary file through
+/// `BodyDestination.partialFile`), so interceptors, redirects and retries apply. What the final
+/// response means for the file is decided here:
+///
+/// - 206 whose `Content-Range` starts at the byte asked for: the body went after the bytes the
+///   file had; when the range ends before the content does, the rest is asked for.
+/// - Any other 2xx: the body replaced the file's bytes (the content changed, or the server does
+///   not serve ranges): reported as a restart when bytes were dropped.
+/// - 416, or a 206 of other bytes: asked again from the start, once.
+/// - Any other status: the response as it is, its body in memory; the file is kept for resume
+///   data, or deleted.
+///
+/// The finished file is digested when a digest is expected (on a thread of its own: a large file
+/// takes seconds), then moved to its destination.
+struct DownloadRun: Sendable {
+    let client: Client
+    let request: Request
+    let plan: DownloadPlan
+    let control: TransferControl
+    let reporter: TaskReporter?
+    let observer: Observer<Response, SluiceError>
+    let current: SerialDisposable
+
+    /// The download as a producer of its response, whose `fileURL` is the destination.
+    static func producer(
+        client: Client, request: Request, plan: DownloadPlan, control: TransferControl, reporter: TaskReporter?
+    ) -> SignalProducer<Response, SluiceError> {
+        SignalProducer { observer, lifetime in
+            let current = SerialDisposable()
+            lifetime += current
+            let run = DownloadRun(
+                client: client, request: request, plan: plan, control: control, reporter: reporter,
+                observer: observer, current: current)
+            let (offset, restart) = plan.start()
+            if let restart { reporter?.report(.downloadRestarted(restart)) }
+            run.send(from: offset, restartsLeft: 1)
+        }
+    }
+
+    /// Sends the request for the bytes from `offset` on.
+    private func send(from offset: Int64, restartsLeft: Int) {
+        var offset = offset
+        var validator = plan.request(from: offset)
+        if offset > 0, validator == nil {
+            // Bytes no validator guards cannot be resumed: a range without `If-Range` could join
+            // two contents.
+            offset = 0
+            validator = plan.request(from: 0)
+        }
+        var attempt = request
+        attempt.headers.remove(name: "Range")
+        attempt.headers.remove(name: "If-Range")
+        if offset > 0, let validator {
+            attempt.headers["Range"] = "bytes=\(offset)-"
+            attempt.headers["If-Range"] = validator.ifRangeValue
+        }
+        attempt.options.destination = .partialFile(plan.temporaryFile, offset: offset)
+        current.inner = client.response(for: attempt, mode: .collected, control: control, reporter: reporter).start {
+            [offset, validator] event in
+            switch event {
+            case .value(let response):
+                interpret(response, asked: offset, validator: validator, restartsLeft: restartsLeft)
+            case .failed(let error): observer.send(error: error)
+            case .interrupted: observer.sendInterrupted()
+            case .completed: break
+            }
+        }
+    }
+
+    private func interpret(_ response: Response, asked: Int64, validator: DownloadValidator?, restartsLeft: Int) {
+        switch response.status {
+        case 206:
+            guard let range = response.headers["Content-Range"].flatMap(ContentRange.init), let bytes = range.bytes,
+                bytes.lowerBound == asked
+            else {
+                return restart(.rangeMismatch, restartsLeft: restartsLeft, response: response)
+            }
+            if let complete = range.completeLength, bytes.upperBound + 1 < complete {
+                // A server may send less than asked for: ask for the rest, while it moves forward.
+                return send(from: bytes.upperBound + 1, restartsLeft: restartsLeft)
+            }
+            finish(response, expectedLength: range.completeLength ?? (bytes.upperBound + 1))
+        case 200..<300:
+            if asked > 0 {
+                let fresh = DownloadValidator(headers: response.headers)
+                reporter?.report(.downloadRestarted(fresh == validator ? .rangeIgnored : .contentChanged))
+            }
+            finish(response, expectedLength: response.head.expectedContentLength)
+        case 416 where restartsLeft > 0:
+            reporter?.report(.downloadRestarted(.rangeNotSatisfiable))
+            send(from: 0, restartsLeft: restartsLeft - 1)
+        default:
+            // The response as it is (its body in memory); the task concludes the file.
+            observer.send(value: response)
+            observer.sendCompleted()
+        }
+    }
+
+    private func restart(_ reason: DownloadRestart, restartsLeft: Int, response: Response) {
+        guard restartsLeft > 0 else {
+            return observer.send(
+                error: SluiceError(
+                    .downloadFailed,
+                    "The server's range responses for \(response.request.url) stayed inconsistent after starting over.",
+                    response: response))
+        }
+        reporter?.report(.downloadRestarted(reason))
+        send(from: 0, restartsLeft: restartsLeft - 1)
+    }
+
+    /// Checks the finished file's length and digest, then puts it in place.
+    private func finish(_ response: Response, expectedLength: Int64?) {
+        let size = DownloadPlan.size(of: plan.temporaryFile) ?? -1
+        if let expectedLength, size != expectedLength {
+            plan.discard()
+            return observer.send(
+                error: SluiceError(
+                    .downloadFailed,
+                    "The download from \(response.request.url) holds \(size) bytes, not the \(expectedLength) announced.",
+                    response: response))
+        }
+        guard let expected = plan.expectedDigest else { return place(response) }
+        let (plan, observer) = (plan, observer)
+        DetachedThread.start(name: "sluice-digest") {
+            do throws(SluiceError) {
+                let actual = try FileDigest.digest(expected.algorithm, ofFile: plan.temporaryFile)
+                guard actual == expected.bytes else {
+                    plan.discard()
+                    return observer.send(
+                        error: SluiceError(
+                            .digestMismatch,
+                            "The download from \(response.request.url) has the \(expected.algorithm.rawValue) digest "
+                                + "\(ExpectedDigest.hex(actual)), not the expected \(expected.hex); it was deleted.",
+                            response: response))
+                }
+                place(response)
+            } catch {
+                plan.discard()
+                observer.send(error: error)
+            }
+        }
+    }
+
+    private func place(_ response: Response) {
+        do throws(SluiceError) {
+            guard try plan.place() else { return }
+            observer.send(
+                value: Response(
+                    status: response.status, headers: response.headers, httpVersion: response.httpVersion,
+                    fileURL: plan.destination, metrics: response.metrics, request: response.request))
+            observer.sendCompleted()
+        } catch {
+            observer.send(error: error)
+        }
+    }
+}
