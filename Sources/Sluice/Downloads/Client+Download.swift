@@ -18,14 +18,14 @@ extension Client {
     ///
     /// A download that is cancelled or fails keeps its temporary file when it can be resumed, and
     /// its task's `resumeData` says how (`download(resuming:)`). Downloads ask for the content as
-    /// the server stores it (no `Accept-Encoding`), so that ranges, lengths and digests all apply to
-    /// the same bytes.
+    /// the server stores it (`Accept-Encoding: identity`, unless `headers` name another) and write
+    /// it undecoded, so that ranges, lengths and digests all apply to the same bytes.
     public func download(
         _ path: String, to file: URL, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         expectedDigest: ExpectedDigest? = nil
     ) throws(SluiceError) -> RequestTask {
         var request = try makeRequest(.get, path, parameters: parameters, headers: headers)
-        request.options.decompress = false
+        request.asStoredBytes()
         let plan = DownloadPlan(url: request.url, destination: file, expectedDigest: expectedDigest, resumedFrom: nil)
         return RequestTask(client: self, request: request, downloadPlan: plan)
     }
@@ -38,10 +38,19 @@ extension Client {
         resuming resumeData: ResumeData, headers: HTTPHeaders = [:], expectedDigest: ExpectedDigest? = nil
     ) throws(SluiceError) -> RequestTask {
         var request = try makeRequest(.get, resumeData.url.absoluteString, headers: headers)
-        request.options.decompress = false
+        request.asStoredBytes()
         let plan = DownloadPlan(
             url: request.url, destination: resumeData.destination, expectedDigest: expectedDigest,
             resumedFrom: resumeData)
         return RequestTask(client: self, request: request, downloadPlan: plan)
+    }
+}
+
+extension Request {
+    /// Asks for the content's bytes as stored, and keeps them so: a range of an encoded body is a
+    /// range of the encoding, which cannot be decoded from its middle.
+    fileprivate mutating func asStoredBytes() {
+        options.decompress = false
+        if headers["Accept-Encoding"] == nil { headers["Accept-Encoding"] = "identity" }
     }
 }

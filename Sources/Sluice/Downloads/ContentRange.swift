@@ -6,6 +6,11 @@ struct ContentRange: Equatable, Sendable {
     /// The length of the whole representation, when the server knows it.
     var completeLength: Int64?
 
+    init(bytes: ClosedRange<Int64>?, completeLength: Int64?) {
+        self.bytes = bytes
+        self.completeLength = completeLength
+    }
+
     /// Reads `text`; nil when it is not a single byte range this type describes (another unit, a
     /// last byte before the first, a complete length the range does not fit in, digits that
     /// overflow).

@@ -12,6 +12,9 @@ enum MockRouter {
         if let steps = state.wireScript(for: decodedPath) {
             return .wire(steps)
         }
+        if let handler = state.wireHandler(for: decodedPath) {
+            return .wire(handler(request))
+        }
         if let scripted = state.nextScriptedResponse(for: decodedPath) {
             return .reply(Reply(scripted))
         }

@@ -34,4 +34,17 @@ extension MockServer {
     public func script(_ path: String, wire steps: [WireStep]) {
         state.script(path, wire: steps)
     }
+
+    /// Makes `path` answer each request with the steps `handler` returns for it, written verbatim
+    /// (see `WireStep`): replies that depend on the request, such as a `MockDownload`'s ranges.
+    /// Wire scripts (`script(_:wire:)`) for the same path win; handlers win over everything else.
+    /// The handler runs on the server's event loop: it must not block.
+    ///
+    /// ```swift
+    /// let file = MockDownload(body: bytes, entityTag: "\"v1\"")
+    /// server.respond("/file") { request in file.reply(to: request, resettingAfter: 1000) }
+    /// ```
+    public func respond(_ path: String, with handler: @escaping @Sendable (RecordedRequest) -> [WireStep]) {
+        state.respond(path, handler: handler)
+    }
 }

@@ -14,6 +14,7 @@ final class MockServerState: Sendable {
         var connectionIDs = 0
         var scripts = ScriptBook()
         var wireScripts: [String: [WireStep]] = [:]
+        var wireHandlers: [String: @Sendable (RecordedRequest) -> [WireStep]] = [:]
         var flakyAttempts: [String: Int] = [:]
     }
 
@@ -63,6 +64,15 @@ final class MockServerState: Sendable {
 
     func script(_ path: String, wire steps: [WireStep]) {
         fields.withLock { $0.wireScripts[ScriptBook.normalize(path)] = steps }
+    }
+
+    func respond(_ path: String, handler: @escaping @Sendable (RecordedRequest) -> [WireStep]) {
+        fields.withLock { $0.wireHandlers[ScriptBook.normalize(path)] = handler }
+    }
+
+    /// The wire handler for a decoded path, if it has one.
+    func wireHandler(for path: String) -> (@Sendable (RecordedRequest) -> [WireStep])? {
+        fields.withLock { $0.wireHandlers[path] }
     }
 
     /// The wire script for a decoded path, if it has one.

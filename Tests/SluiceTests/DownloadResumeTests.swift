@@ -1,0 +1,215 @@
+import Foundation
+@testable import Sluice
+import SluiceTesting
+import Synchronization
+import Testing
+
+@Suite("Resumed downloads")
+struct DownloadResumeTests {
+    static let body = MockServer.deterministicBytes(count: 300_000)
+
+    /// A download of `/file` that fails after about 100,000 bytes; its resume data.
+    static func failedDownload(_ client: Client, to file: URL) async throws -> ResumeData {
+        let task = try client.download("file", to: file)
+        await #expect(throws: SluiceError.self) { try await task.response.value }
+        return try #require(task.resumeData)
+    }
+
+    @Test func aResumedDownloadAsksForTheRestAndAppendsIt() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                _ = FlakyDownload(server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                let file = directory.appendingPathComponent("file.bin")
+                let resume = try await Self.failedDownload(client, to: file)
+                let task = try client.download(resuming: resume)
+                let log = TaskEventLog(task)
+                let response = try await task.response.value
+                #expect(response.status == 206)
+                #expect(response.fileURL == file)
+                #expect(try Data(contentsOf: file) == Self.body)
+                #expect(files(in: directory) == ["file.bin"])
+                #expect(log.restarts.isEmpty)
+                let sent = try #require(server.requests(to: "/file").last)
+                #expect(sent.headers["Range"] == "bytes=\(resume.bytesReceived)-")
+                #expect(sent.headers["If-Range"] == "\"v1\"")
+                #expect(task.downloadProgress.value.completed == 300_000, "progress counts the bytes resumed")
+                #expect(task.downloadProgress.value.fraction == 1)
+            }
+        }
+    }
+
+    @Test func resumeDataWorksAcrossProcessesAsJSON() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let file = directory.appendingPathComponent("file.bin")
+                _ = FlakyDownload(
+                    server, path: "/file",
+                    file: MockDownload(body: Self.body, lastModified: "Wed, 01 Jan 2025 00:00:00 GMT"), cuts: [100_000])
+                let saved = try JSONEncoder().encode(
+                    try await Self.failedDownload(
+                        try Client(baseURL: server.baseURL.absoluteString, transport: transport), to: file))
+                // A new client, as a new process would have, from the saved bytes alone.
+                let resume = try JSONDecoder().decode(ResumeData.self, from: saved)
+                #expect(resume.validator == .lastModified("Wed, 01 Jan 2025 00:00:00 GMT"))
+                let client = try Client(transport: transport)
+                let response = try await client.download(resuming: resume).response.value
+                #expect(response.status == 206)
+                #expect(try Data(contentsOf: file) == Self.body)
+            }
+        }
+    }
+
+    @Test func changedContentStartsOverAndSaysSo() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                let flaky = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                let file = directory.appendingPathComponent("file.bin")
+                let resume = try await Self.failedDownload(client, to: file)
+                let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
+                flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
+                let task = try client.download(resuming: resume)
+                let log = TaskEventLog(task)
+                let response = try await task.response.value
+                #expect(response.status == 200)
+                #expect(try Data(contentsOf: file) == changed)
+                #expect(log.restarts == [.contentChanged])
+                #expect(files(in: directory) == ["file.bin"])
+            }
+        }
+    }
+
+    @Test func aServerWithoutRangesStartsOver() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                let flaky = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                let file = directory.appendingPathComponent("file.bin")
+                let resume = try await Self.failedDownload(client, to: file)
+                flaky.file.withLock { $0.servesRanges = false }
+                let task = try client.download(resuming: resume)
+                let log = TaskEventLog(task)
+                #expect(try await task.response.value.status == 200)
+                #expect(try Data(contentsOf: file) == Self.body)
+                #expect(log.restarts == [.rangeIgnored])
+            }
+        }
+    }
+
+    @Test func aRefusedRangeStartsOverOnce() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                let flaky = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                let file = directory.appendingPathComponent("file.bin")
+                let resume = try await Self.failedDownload(client, to: file)
+                // Shorter content under the same tag: the range starts past its end.
+                let short = Data(Self.body.prefix(Int(resume.bytesReceived) / 2))
+                flaky.file.withLock { $0.body = short }
+                let task = try client.download(resuming: resume)
+                let log = TaskEventLog(task)
+                #expect(try await task.response.value.status == 200)
+                #expect(try Data(contentsOf: file) == short)
+                #expect(log.restarts == [.rangeNotSatisfiable])
+                #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
+            }
+        }
+    }
+
+    @Test func aRangeOfOtherBytesStartsOver() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                let file = directory.appendingPathComponent("file.bin")
+                _ = FlakyDownload(server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                let resume = try await Self.failedDownload(client, to: file)
+                // A server that answers every range with the first 10 bytes, then all of it.
+                let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
+                server.respond("/file") { request in
+                    guard request.headers["Range"] != nil else { return whole.reply(to: request) }
+                    let head = "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
+                        + "Content-Length: 10\r\n\r\n"
+                    return [.text(head), .send(Self.body.prefix(10))]
+                }
+                let task = try client.download(resuming: resume)
+                let log = TaskEventLog(task)
+                #expect(try await task.response.value.status == 200)
+                #expect(try Data(contentsOf: file) == Self.body)
+                #expect(log.restarts == [.rangeMismatch])
+            }
+        }
+    }
+
+    @Test func aTemporaryFileShorterThanTheResumeDataIsDetected() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                _ = FlakyDownload(server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                let file = directory.appendingPathComponent("file.bin")
+                let resume = try await Self.failedDownload(client, to: file)
+                try Data(Self.body.prefix(10)).write(to: resume.temporaryFile)
+                let task = try client.download(resuming: resume)
+                let log = TaskEventLog(task)
+                #expect(try await task.response.value.status == 200)
+                #expect(try Data(contentsOf: file) == Self.body)
+                #expect(log.restarts == [.partialFileShorter(expected: resume.bytesReceived, found: 10)])
+                #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
+            }
+        }
+    }
+
+    @Test func aCancelledDownloadCanBeResumed() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
+                let first = Mutex(true)
+                server.respond("/file") { request in
+                    // The first reply stalls after 100,000 bytes.
+                    let isFirst = first.withLock { value -> Bool in
+                        defer { value = false }
+                        return value
+                    }
+                    guard isFirst else { return whole.reply(to: request) }
+                    return Array(whole.reply(to: request, resettingAfter: 100_000).dropLast()) + [.stall]
+                }
+                let file = directory.appendingPathComponent("file.bin")
+                let task = try client.download("file", to: file)
+                task.resume()
+                try await eventually("the first bytes arrive") { task.downloadProgress.value.completed > 0 }
+                task.cancel()
+                await #expect(throws: SluiceError.self) { try await task.response.value }
+                #expect(task.state.value == .cancelled)
+                let resume = try #require(task.resumeData)
+                #expect(!FileManager.default.fileExists(atPath: file.path))
+                let response = try await client.download(resuming: resume).response.value
+                #expect(response.status == 206)
+                #expect(try Data(contentsOf: file) == Self.body)
+            }
+        }
+    }
+
+    @Test func contentRangesAreRead() {
+        #expect(ContentRange("bytes 0-9/100") == ContentRange(bytes: 0...9, completeLength: 100))
+        #expect(ContentRange("bytes 5-9/*") == ContentRange(bytes: 5...9, completeLength: nil))
+        #expect(ContentRange("bytes */100") == ContentRange(bytes: nil, completeLength: 100))
+        #expect(ContentRange("BYTES  1-1/2 ") == ContentRange(bytes: 1...1, completeLength: 2))
+        for bad in [
+            "", "bytes", "bytes */*", "bytes 9-5/100", "bytes 0-100/100", "items 0-9/100", "bytes -1-9/100",
+            "bytes 0-9/1x", "bytes 0-99999999999999999999/*", "bytes 0 - 9/100", "bytes 0-9",
+        ] {
+            #expect(ContentRange(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func validatorsAreStrongOnly() {
+        #expect(DownloadValidator(headers: ["ETag": "\"a\""]) == .entityTag("\"a\""))
+        #expect(DownloadValidator(headers: ["ETag": "W/\"a\"", "Last-Modified": "d"]) == .lastModified("d"))
+        #expect(DownloadValidator(headers: ["ETag": "W/\"a\""]) == nil)
+        #expect(DownloadValidator(headers: [:]) == nil)
+    }
+}
