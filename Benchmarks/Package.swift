@@ -65,6 +65,8 @@ let package = Package(
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceSignals", package: "Sluice"),
                 .product(name: "SluiceFormats", package: "Sluice"),
+                // MockServer, for the resume suite's server that resets and changes its content.
+                .product(name: "SluiceTesting", package: "Sluice"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 "sluice-bench-c", "sluice-bench-sluice", "sluice-bench-urlsession", "sluice-bench-ahc",
             ]

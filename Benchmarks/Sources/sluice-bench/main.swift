@@ -74,7 +74,7 @@ let suites: [any Suite.Type] = [
 /// The suites `all` leaves out, run only by name: the cost suite runs the children under valgrind
 /// (two to three minutes here, and valgrind must be installed); the soak suite is long, and passes or
 /// fails rather than compares.
-let separateSuites: [any Suite.Type] = [CostBenchmark.self, SoakBenchmark.self]
+let separateSuites: [any Suite.Type] = [CostBenchmark.self, SoakBenchmark.self, ResumeBenchmark.self]
 
 /// The usage text.
 @MainActor
@@ -107,7 +107,8 @@ func usage() -> String {
         "  --download-mib N   size of the download (and e2e upload) in MiB, transport and e2e suites (default 1024)",
         "  --at-once N        e2e suite: requests started all at once in the burst workload (default 10000)",
         "  --quick            e2e suite: a smoke test of at most 2000 requests, 1000 at once, 64 MiB",
-        "                     transfers, and one round unless --rounds is given; soak suite: a tenth",
+        "                     transfers, and one round unless --rounds is given; soak suite: a tenth;",
+        "                     resume suite: 100 downloads",
         "  --flatmap          transport suite: also run requests through flatMap(.concat) and",
         "                     flatMap(.concurrent); off by default: SluiceSignals' flatMap is",
         "                     currently quadratic in the number of inner producers",

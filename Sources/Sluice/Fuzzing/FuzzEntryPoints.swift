@@ -80,6 +80,23 @@ package enum SluiceFuzzing {
         }
     }
 
+    /// Reads `text` as a `Content-Range` and as a digest in hexadecimal: what either makes must
+    /// hold together (a range within its length; as many bytes as half the digits, written back
+    /// the same).
+    package static func downloadFields(_ text: String) {
+        if let range = ContentRange(text) {
+            if let bytes = range.bytes {
+                precondition(bytes.lowerBound >= 0 && bytes.lowerBound <= bytes.upperBound, "a reversed range")
+                if let length = range.completeLength { precondition(bytes.upperBound < length, "a range past its end") }
+            } else {
+                precondition(range.completeLength != nil, "an unsatisfied range without a length")
+            }
+        }
+        if let bytes = ExpectedDigest.bytes(hex: text) {
+            precondition(ExpectedDigest.hex(bytes) == text.trimmingWhitespace().lowercased(), "hex not read back")
+        }
+    }
+
     /// Reads a multipart body made of `parts` (bytes, or providers that declare `declaredLength`
     /// and produce `data`) through buffers of the sizes in `bufferSizes`, in turn. The body must be
     /// the parts' bytes in order, or, when a provider's length is not what it produces, an error.
