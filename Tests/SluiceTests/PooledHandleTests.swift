@@ -290,6 +290,39 @@ struct PooledHandleTests {
         }
     }
 
+    /// A partial file, its download limit and its progress rate: the next request on the handle
+    /// writes no file, has the in-memory limit and the default rate.
+    @Test func aPartialFileAndItsLimitsAreNotCarriedOver() async throws {
+        try await withServer { server, transport in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pooled-\(UUID()).bin")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let whole = MockServer.deterministicBytes(count: 1000)
+            try whole.prefix(10).write(to: file)
+            var partial = RequestOptions()
+            partial.destination = .partialFile(file, offset: 10)
+            partial.maximumDownloadSize = 2000
+            partial.maximumBodySize = 1
+            partial.progressInterval = .zero
+            let resumed = try await transport.send(
+                server.url(for: .range(bytes: 1000)), headers: ["Range": "bytes=10-"], options: partial)
+            #expect(resumed.status == 206)
+            #expect(resumed.fileURL == file)
+            #expect(try Data(contentsOf: file) == whole)
+
+            var small = RequestOptions()
+            small.maximumBodySize = 100_000
+            let plain = try await transport.send(server.url(for: .bytes(50_000)), options: small)
+            #expect(plain.fileURL == nil)
+            #expect(plain.body == MockServer.deterministicBytes(count: 50_000))
+            #expect(try Data(contentsOf: file) == whole)
+            await #expect(throws: SluiceError.self) {
+                try await transport.send(server.url(for: .bytes(150_000)), options: small)
+            }
+            _ = try await transport.send(server.url(for: .echo))
+            expectPlainGET(server.recordedRequests.last)
+        }
+    }
+
     /// The largest body chunk of one transfer of `url`.
     private func largestChunk(
         _ transport: CurlTransport, _ url: URL, options: RequestOptions = RequestOptions()
