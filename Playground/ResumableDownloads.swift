@@ -26,6 +26,8 @@ enum ResumableDownloads {
         let resumed = try client.download(resuming: try JSONDecoder().decode(ResumeData.self, from: saved))
         let response = try await resumed.response.value
         let size = (try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? 0
-        print("  resumed: \(response.status) with \(response.headers["Content-Range"] ?? "-"); the file has \(size) bytes")
+        print(
+            "  resumed: \(response.status) with \(response.headers["Content-Range"] ?? "-"); the file has \(size) bytes"
+        )
     }
 }

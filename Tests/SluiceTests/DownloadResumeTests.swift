@@ -1,8 +1,9 @@
 import Foundation
-@testable import Sluice
 import SluiceTesting
 import Synchronization
 import Testing
+
+@testable import Sluice
 
 @Suite("Resumed downloads")
 struct DownloadResumeTests {
@@ -19,7 +20,8 @@ struct DownloadResumeTests {
         try await withServer { server, transport in
             try await withDownloadDirectory { directory in
                 let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                _ = FlakyDownload(server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                _ = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
                 let file = directory.appendingPathComponent("file.bin")
                 let resume = try await Self.failedDownload(client, to: file)
                 let task = try client.download(resuming: resume)
@@ -125,13 +127,15 @@ struct DownloadResumeTests {
             try await withDownloadDirectory { directory in
                 let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
                 let file = directory.appendingPathComponent("file.bin")
-                _ = FlakyDownload(server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                _ = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
                 let resume = try await Self.failedDownload(client, to: file)
                 // A server that answers every range with the first 10 bytes, then all of it.
                 let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
                 server.respond("/file") { request in
                     guard request.headers["Range"] != nil else { return whole.reply(to: request) }
-                    let head = "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
+                    let head =
+                        "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
                         + "Content-Length: 10\r\n\r\n"
                     return [.text(head), .send(Self.body.prefix(10))]
                 }
@@ -148,7 +152,8 @@ struct DownloadResumeTests {
         try await withServer { server, transport in
             try await withDownloadDirectory { directory in
                 let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                _ = FlakyDownload(server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                _ = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
                 let file = directory.appendingPathComponent("file.bin")
                 let resume = try await Self.failedDownload(client, to: file)
                 try Data(Self.body.prefix(10)).write(to: resume.temporaryFile)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 @Suite("Downloads")
 struct DownloadTests {
@@ -50,7 +51,8 @@ struct DownloadTests {
             try await withDownloadDirectory { directory in
                 let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
                 let body = MockServer.deterministicBytes(count: 300_000)
-                _ = FlakyDownload(server, path: "/file", file: MockDownload(body: body, entityTag: "\"v1\""), cuts: [100_000])
+                _ = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: body, entityTag: "\"v1\""), cuts: [100_000])
                 let file = directory.appendingPathComponent("file.bin")
                 let task = try client.download("file", to: file)
                 await #expect(throws: SluiceError.self) { try await task.response.value }
@@ -90,8 +92,11 @@ struct DownloadTests {
                 let client = try Client(
                     baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
                 let file = directory.appendingPathComponent("big.bin")
-                server.script("/chunked-big", wire: .text("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"),
-                    .send(Data("30D40\r\n".utf8) + MockServer.deterministicBytes(count: 200_000) + Data("\r\n0\r\n\r\n".utf8)))
+                server.script(
+                    "/chunked-big", wire: .text("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"),
+                    .send(
+                        Data("30D40\r\n".utf8) + MockServer.deterministicBytes(count: 200_000)
+                            + Data("\r\n0\r\n\r\n".utf8)))
                 for path in ["bytes/200000", "chunked-big"] {
                     let task = try client.download(path, to: file)
                     let error = try await #require(throws: SluiceError.self) { try await task.response.value }
@@ -126,7 +131,8 @@ struct DownloadTests {
                 let hex = try sha256sum(reference)
                 try FileManager.default.removeItem(at: reference)
                 let digest = try ExpectedDigest(.sha256, hex: hex.uppercased())
-                let response = try await client.download("bytes/500000", to: file, expectedDigest: digest).response.value
+                let response = try await client.download("bytes/500000", to: file, expectedDigest: digest).response
+                    .value
                 #expect(response.fileURL == file)
                 #expect(try Data(contentsOf: file) == body)
                 #expect(files(in: directory) == ["checked.bin"])

@@ -13,7 +13,8 @@ struct ProgressRateTests {
     ) async throws -> (events: [TransferProgress], seconds: Double) {
         var configuration = Client.Configuration()
         if let interval { configuration.requestOptions.progressInterval = interval }
-        let client = try Client(baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+        let client = try Client(
+            baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
         return try await withDownloadDirectory { directory in
             let task =
                 toFile
@@ -32,7 +33,9 @@ struct ProgressRateTests {
         try await withServer { server, transport in
             let (events, seconds) = try await Self.progressEvents(server, transport, interval: nil, toFile: toFile)
             let every = try await Self.progressEvents(server, transport, interval: .zero, toFile: toFile).events
-            print("progress events for 10 MB (\(toFile ? "file" : "memory")): \(events.count) throttled in \(seconds) s, \(every.count) unthrottled")
+            print(
+                "progress events for 10 MB (\(toFile ? "file" : "memory")): \(events.count) throttled in \(seconds) s, \(every.count) unthrottled"
+            )
             #expect(events.last?.completed == Int64(Self.count), "100% is always reported")
             #expect(events.last?.expected == Int64(Self.count))
             #expect(events.count <= Int(seconds * 60) + 3, "at most ~60 a second, plus the first and the last")

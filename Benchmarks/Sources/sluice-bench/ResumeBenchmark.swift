@@ -16,7 +16,8 @@ import Synchronization
 /// `all`: it passes or fails rather than compares.
 enum ResumeBenchmark: Suite {
     static let name = "resume"
-    static let summary = "1,000 downloads resumed through random resets and content changes: corrupted files (not in all)"
+    static let summary =
+        "1,000 downloads resumed through random resets and content changes: corrupted files (not in all)"
 
     /// What the server does to one download's requests.
     struct Hostility {
@@ -136,7 +137,8 @@ enum ResumeBenchmark: Suite {
 
     /// A content of its own for each file and version, of a random size.
     static func content(version: Int, index: Int, hostility: Hostility) -> MockDownload {
-        let body = MockServer.deterministicBytes(count: Int.random(in: hostility.sizes), offset: index * 7919 + version * 104_729)
+        let body = MockServer.deterministicBytes(
+            count: Int.random(in: hostility.sizes), offset: index * 7919 + version * 104_729)
         return MockDownload(body: body, entityTag: "\"\(index)-v\(version)\"")
     }
 
@@ -183,7 +185,8 @@ enum ResumeBenchmark: Suite {
             "server: \(grouped(tally.resets)) resets at random offsets, \(grouped(tally.contentChanges)) content changes",
             "client: \(grouped(tally.attempts)) attempts, \(grouped(tally.resumed)) resumed from resume data, "
                 + "\(grouped(tally.startedAfresh)) started afresh (no resume data)",
-            "restarts: " + (restarts.isEmpty ? "none" : restarts.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
+            "restarts: "
+                + (restarts.isEmpty ? "none" : restarts.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
             "corrupted files \(tally.corrupted), unfinished \(tally.unfinished), other files left \(tally.leftoverFiles)",
             "resume: \(passed ? "PASS" : "FAIL")",
         ]

@@ -18,7 +18,8 @@ enum FileDigest {
             path.map { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
         }
         guard descriptor >= 0 else {
-            throw SluiceError(.fileWriteFailed, "Cannot read \(url.path) to digest it: \(String(cString: strerror(errno))).")
+            throw SluiceError(
+                .fileWriteFailed, "Cannot read \(url.path) to digest it: \(String(cString: strerror(errno))).")
         }
         defer { close(descriptor) }
         var failure: SluiceError?
@@ -30,7 +31,8 @@ enum FileDigest {
                 if count < 0 {
                     if errno == EINTR { continue }
                     failure = SluiceError(
-                        .fileWriteFailed, "Reading \(url.path) to digest it failed: \(String(cString: strerror(errno))).")
+                        .fileWriteFailed,
+                        "Reading \(url.path) to digest it failed: \(String(cString: strerror(errno))).")
                     return
                 }
                 if count == 0 { return }
@@ -55,7 +57,8 @@ enum FileDigest {
             let method = algorithm.rawValue.withCString({ byName($0) }), let context = new()
         else {
             throw SluiceError(
-                .digestUnavailable, "OpenSSL's \(algorithm.rawValue) is not available in this process (libcurl uses another TLS library).")
+                .digestUnavailable,
+                "OpenSSL's \(algorithm.rawValue) is not available in this process (libcurl uses another TLS library).")
         }
         defer { free(context) }
         guard initialize(context, method, nil) == 1 else {
@@ -63,7 +66,9 @@ enum FileDigest {
         }
         var updated = true
         feed { bytes in
-            if updated, let base = bytes.baseAddress, !bytes.isEmpty { updated = update(context, base, bytes.count) == 1 }
+            if updated, let base = bytes.baseAddress, !bytes.isEmpty {
+                updated = update(context, base, bytes.count) == 1
+            }
         }
         var output = [UInt8](repeating: 0, count: 64)
         var length: UInt32 = 0
