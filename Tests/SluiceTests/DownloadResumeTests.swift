@@ -198,6 +198,30 @@ struct DownloadResumeTests {
         }
     }
 
+    @Test func retriesAndRedirectsApplyToADownload() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                var configuration = Client.Configuration()
+                configuration.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1))
+                let client = try Client(
+                    baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+                _ = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                server.script("/moved", .init(status: 302, headers: ["Location": "/file"]))
+                let file = directory.appendingPathComponent("file.bin")
+                let task = try client.download("moved", to: file)
+                let log = TaskEventLog(task)
+                let response = try await task.response.value
+                #expect(response.status == 200)
+                #expect(try Data(contentsOf: file) == Self.body)
+                #expect(files(in: directory) == ["file.bin"])
+                #expect(server.requests(to: "/file").count == 2, "the reset was retried")
+                let kinds = log.events.withLock { $0 }.map(name)
+                #expect(kinds.contains("redirected 302") && kinds.contains("retried 2"))
+            }
+        }
+    }
+
     @Test func contentRangesAreRead() {
         #expect(ContentRange("bytes 0-9/100") == ContentRange(bytes: 0...9, completeLength: 100))
         #expect(ContentRange("bytes 5-9/*") == ContentRange(bytes: 5...9, completeLength: nil))
