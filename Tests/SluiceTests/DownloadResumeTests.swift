@@ -83,6 +83,32 @@ struct DownloadResumeTests {
         }
     }
 
+    @Test func aRestartIsReportedWithItsHeadAndItsBytesCanBeResumed() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                let flaky = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""),
+                    cuts: [100_000, 50_000])
+                let file = directory.appendingPathComponent("file.bin")
+                let resume = try await Self.failedDownload(client, to: file)
+                let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
+                flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
+                // The new content's reply is cut too: the restart was reported all the same.
+                let task = try client.download(resuming: resume)
+                let log = TaskEventLog(task)
+                await #expect(throws: SluiceError.self) { try await task.response.value }
+                #expect(log.restarts == [.contentChanged])
+                let again = try #require(task.resumeData)
+                #expect(again.validator == .entityTag("\"v2\""))
+                #expect(again.bytesReceived <= 50_000)
+                let response = try await client.download(resuming: again).response.value
+                #expect(response.status == 206)
+                #expect(try Data(contentsOf: file) == changed)
+            }
+        }
+    }
+
     @Test func aServerWithoutRangesStartsOver() async throws {
         try await withServer { server, transport in
             try await withDownloadDirectory { directory in

@@ -93,13 +93,15 @@ enum ResumeBenchmark: Suite {
                         var cut: Int?
                         if hostile, Double.random(in: 0..<1) < hostility.resetChance {
                             cut = Int.random(in: 0..<served.file.body.count)
-                            counters.withLock { $0.resets += 1 }
                         }
-                        return served.file.reply(to: request, resettingAfter: cut)
+                        let steps = served.file.reply(to: request, resettingAfter: cut)
+                        // A cut past the end of a shorter (206) reply does not reset it.
+                        if steps.last == .reset { counters.withLock { $0.resets += 1 } }
+                        return steps
                     }
                 }
             }
-            let client = try Client(baseURL: server.baseURL.absoluteString)
+            let client = try Sluice.Client(baseURL: server.baseURL.absoluteString)
             var tally = Tally()
             try await withThrowingTaskGroup(of: Tally.self) { group in
                 var next = 0
@@ -143,15 +145,18 @@ enum ResumeBenchmark: Suite {
     }
 
     /// Downloads `/soak/index` to `file`, resuming after every failure, at most 100 attempts.
-    static func download(_ index: Int, client: Client, to file: URL) async -> Tally {
+    static func download(_ index: Int, client: Sluice.Client, to file: URL) async -> Tally {
         var tally = Tally()
         var resumeData: ResumeData?
         for _ in 0..<100 {
             tally.attempts += 1
             do {
-                let task =
-                    try resumeData.map { try client.download(resuming: $0) }
-                    ?? client.download("soak/\(index)", to: file)
+                let task: RequestTask
+                if let resumeData {
+                    task = try client.download(resuming: resumeData)
+                } else {
+                    task = try client.download("soak/\(index)", to: file)
+                }
                 let restarts = Mutex<[String]>([])
                 let watch = task.events.observeValues { event in
                     if case .downloadRestarted(let reason) = event.kind {

@@ -92,11 +92,13 @@ final class DownloadPlan: Sendable {
 
     // MARK: Following the transfer
 
-    /// Follows a task event of the download (on the transport's thread, in order).
-    func observe(_ kind: TaskEvent.Kind) {
+    /// Follows a task event of the download (on the transport's thread, in order); returns why
+    /// the download starts over when a head says so (a 2xx other than 206 to a range request), to
+    /// be reported at once, before its body arrives.
+    func observe(_ kind: TaskEvent.Kind) -> DownloadRestart? {
         switch kind {
         case .responseReceived(let head):
-            state.withLock { $0.received(head) }
+            return state.withLock { $0.received(head) }
         case .downloadProgress(let progress):
             state.withLock { s in
                 if s.counting { s.bytes = s.base + progress.completed }
@@ -106,6 +108,7 @@ final class DownloadPlan: Sendable {
         default:
             break
         }
+        return nil
     }
 
     /// The download's progress over the whole content: a resumed download counts the bytes it had.
@@ -192,11 +195,11 @@ final class DownloadPlan: Sendable {
 extension DownloadPlan.State {
     /// A final head arrived: where its body goes in the file (the transport cuts the file the
     /// same way, see `RequestOptions.BodyDestination.partialFile`).
-    fileprivate mutating func received(_ head: ResponseHead) {
+    fileprivate mutating func received(_ head: ResponseHead) -> DownloadRestart? {
         guard (200..<300).contains(head.status) else {
             // Not a success: the body goes to memory, the file keeps its bytes.
             counting = false
-            return
+            return nil
         }
         if head.status == 206 {
             // The transport keeps the first `offset` bytes; the body is the rest only if it starts
@@ -207,17 +210,22 @@ extension DownloadPlan.State {
                 range.bytes?.lowerBound == offset
             else {
                 counting = false
-                return
+                return nil
             }
             counting = true
             total = range.completeLength ?? total
             if let fresh = DownloadValidator(headers: head.headers) { validator = fresh }
-        } else {
-            base = 0
-            bytes = 0
-            counting = true
-            total = head.expectedContentLength
-            validator = DownloadValidator(headers: head.headers)
+            return nil
         }
+        // All of the content: it replaces whatever the file held.
+        let previous = validator
+        let dropped = offset > 0
+        base = 0
+        bytes = 0
+        counting = true
+        total = head.expectedContentLength
+        validator = DownloadValidator(headers: head.headers)
+        guard dropped else { return nil }
+        return validator != nil && validator == previous ? .rangeIgnored : .contentChanged
     }
 }

@@ -8,7 +8,7 @@ import FoundationEssentials
 /// - 206 whose `Content-Range` starts at the byte asked for: the body went after the bytes the
 ///   file had; when the range ends before the content does, the rest is asked for.
 /// - Any other 2xx: the body replaced the file's bytes (the content changed, or the server does
-///   not serve ranges): reported as a restart when bytes were dropped.
+///   not serve ranges): reported as a restart, as its head arrives, when bytes were dropped.
 /// - 416, or a 206 of other bytes: asked again from the start, once.
 /// - Any other status: the response as it is, its body in memory; the file is kept for resume
 ///   data, or deleted.
@@ -59,10 +59,10 @@ struct DownloadRun: Sendable {
         }
         attempt.options.destination = .partialFile(plan.temporaryFile, offset: offset)
         current.inner = client.response(for: attempt, mode: .collected, control: control, reporter: reporter).start {
-            [offset, validator] event in
+            [offset] event in
             switch event {
             case .value(let response):
-                interpret(response, asked: offset, validator: validator, restartsLeft: restartsLeft)
+                interpret(response, asked: offset, restartsLeft: restartsLeft)
             case .failed(let error): observer.send(error: error)
             case .interrupted: observer.sendInterrupted()
             case .completed: break
@@ -70,7 +70,7 @@ struct DownloadRun: Sendable {
         }
     }
 
-    private func interpret(_ response: Response, asked: Int64, validator: DownloadValidator?, restartsLeft: Int) {
+    private func interpret(_ response: Response, asked: Int64, restartsLeft: Int) {
         switch response.status {
         case 206:
             guard let range = response.headers["Content-Range"].flatMap(ContentRange.init), let bytes = range.bytes,
@@ -84,10 +84,8 @@ struct DownloadRun: Sendable {
             }
             finish(response, expectedLength: range.completeLength ?? (bytes.upperBound + 1))
         case 200..<300:
-            if asked > 0 {
-                let fresh = DownloadValidator(headers: response.headers)
-                reporter?.report(.downloadRestarted(fresh == validator ? .rangeIgnored : .contentChanged))
-            }
+            // All of the content (a restart, if a range was asked for, was reported with the head:
+            // see `DownloadPlan.observe`).
             finish(response, expectedLength: response.head.expectedContentLength)
         case 416 where restartsLeft > 0:
             reporter?.report(.downloadRestarted(.rangeNotSatisfiable))

@@ -187,7 +187,9 @@ public final class RequestTask: Sendable {
         inner.withLock { $0.reporter = reporter }
         let downloadPlan = downloadPlan
         let progressWatch = events.observeValues { [weak self] event in
-            downloadPlan?.observe(event.kind)
+            // Sent from inside the delivery of the head that caused it: the signal queues it, and
+            // delivers it right after.
+            if let restart = downloadPlan?.observe(event.kind) { self?.report(.downloadRestarted(restart)) }
             self?.track(event.kind)
         }
         let inFlightID = client.inFlight.register(method: request.method, url: request.url) { [weak self] in
