@@ -11,7 +11,8 @@ import Synchronization
 /// Resumable downloads under a hostile server: 1,000 downloads from a MockServer that resets the
 /// connection at random offsets and, now and then between two requests, changes the content and
 /// its `ETag`. Each download is resumed from its resume data until it finishes (started afresh
-/// when there is none); then every file is compared with the server's final content. The target
+/// when there is none); then every file is compared with the server's final content (see `content`
+/// for the validators the files carry). The target
 /// is no corrupted file, no unfinished download and nothing else left in the folder. Kept out of
 /// `all`: it passes or fails rather than compares.
 enum ResumeBenchmark: Suite {
@@ -137,11 +138,19 @@ enum ResumeBenchmark: Suite {
         }
     }
 
-    /// A content of its own for each file and version, of a random size.
+    /// A content of its own for each file and version, of a random size. Most files carry a
+    /// strong ETag; one in ten only a Last-Modified date, one in ten a weak ETag with the date, and
+    /// one in ten is served by a server that ignores ranges.
     static func content(version: Int, index: Int, hostility: Hostility) -> MockDownload {
         let body = MockServer.deterministicBytes(
             count: Int.random(in: hostility.sizes), offset: index * 7919 + version * 104_729)
-        return MockDownload(body: body, entityTag: "\"\(index)-v\(version)\"")
+        let date = "Wed, 01 Jan 2025 00:\(10 + version % 50):00 GMT"
+        switch index % 10 {
+        case 1: return MockDownload(body: body, lastModified: date)
+        case 2: return MockDownload(body: body, entityTag: "W/\"\(index)-v\(version)\"", lastModified: date)
+        case 3: return MockDownload(body: body, entityTag: "\"\(index)-v\(version)\"", servesRanges: false)
+        default: return MockDownload(body: body, entityTag: "\"\(index)-v\(version)\"")
+        }
     }
 
     /// Downloads `/soak/index` to `file`, resuming after every failure, at most 100 attempts.
