@@ -6,8 +6,8 @@ import FoundationEssentials
 // `ResumeData`, `DownloadRun`).
 
 extension Client {
-    /// A task that downloads `path` to `file`, made suspended (see `RequestTask`; subscribing to
-    /// its `response` starts it too).
+    /// A task that downloads `path` to `file`, made idle: `resume()`, or awaiting its `response`,
+    /// starts it (see `RequestTask`).
     ///
     /// The body is written as it arrives into a temporary file beside `file` (never held in
     /// memory; bounded by `RequestOptions.maximumDownloadSize`, no limit by default), which is
@@ -33,7 +33,7 @@ extension Client {
     /// A task that resumes a download from `resumeData` (from a `RequestTask`, perhaps of an earlier
     /// process): it asks for the bytes the temporary file lacks with `Range` and `If-Range`, and
     /// starts over, reporting `downloadRestarted`, when the content changed, the server serves no
-    /// ranges or the temporary file lost bytes. Made suspended, as `download(_:to:)`.
+    /// ranges or the temporary file lost bytes. Made idle, as `download(_:to:)`.
     public func download(
         resuming resumeData: ResumeData, headers: HTTPHeaders = [:], expectedDigest: ExpectedDigest? = nil
     ) throws(SluiceError) -> RequestTask {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 
-/// A request run by hand, as AFNetworking's tasks were: made suspended, started with `resume()`,
+/// A request run by hand, as AFNetworking's tasks were: made idle, started with `resume()`,
 /// suspended, resumed and cancelled at will, with its progress and its own events observable.
 ///
 ///     let task = try client.download("files/big.iso", to: destination)
@@ -256,12 +256,13 @@ public final class RequestTask: Sendable {
 }
 
 extension Client {
-    /// A task for `request`, made suspended: call `resume()` to send it (see `RequestTask`).
+    /// A task for `request`, made idle: `resume()`, or awaiting its `response`, sends it (see
+    /// `RequestTask`).
     public func task(_ request: Request) -> RequestTask {
         RequestTask(client: self, request: request)
     }
 
-    /// A task for `method path`, made suspended (see `RequestTask`).
+    /// A task for `method path`, made idle, as `task(_:)` (see `RequestTask`).
     public func task(
         _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:]
     ) throws(SluiceError) -> RequestTask {
