@@ -60,16 +60,18 @@ extension Client {
     /// Streams the body of `method path` (see `ResponseStream`); fails with `SluiceError` if the
     /// request is invalid, before anything is sent.
     public func stream(
-        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:]
+        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        modify: RequestModifier? = nil
     ) throws(SluiceError) -> ResponseStream {
-        let request = try makeRequest(method, path, parameters: parameters, headers: headers).prepared()
+        let request = try makeRequest(method, path, parameters: parameters, headers: headers, modify: modify)
+            .prepared()
         return ResponseStream(request: request, client: self)
     }
 
     /// Streams the body of `GET path` (see `ResponseStream`).
     public func stream(
-        _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:]
+        _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:], modify: RequestModifier? = nil
     ) throws(SluiceError) -> ResponseStream {
-        try stream(.get, path, parameters: parameters, headers: headers)
+        try stream(.get, path, parameters: parameters, headers: headers, modify: modify)
     }
 }
