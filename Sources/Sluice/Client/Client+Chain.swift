@@ -3,14 +3,16 @@ import FoundationEssentials
 extension Client {
     /// The chain of a client made with `interceptors`, in the order requests go through it:
     ///
-    /// 1. the user's interceptors, in their order: they see each request once, as the user made it;
+    /// 1. request coalescing, when `coalescesRequests` asks for it, then the user's interceptors, in
+    ///    their order: they see each request once, as the user made it;
     /// 2. retry, with the configuration's `retryPolicy` (a request's own `options.retryPolicy`
     ///    takes its place): each attempt goes through everything below it again;
     /// 3. redirects: each hop goes through everything below it;
     /// 4. default headers, then the configured credentials (for the original origin only);
     /// 5. then the transport.
     public static func chain(_ interceptors: [any Interceptor], configuration: Configuration) -> [any Interceptor] {
-        var chain = interceptors
+        var chain: [any Interceptor] = configuration.coalescesRequests ? [CoalescingInterceptor()] : []
+        chain += interceptors
         // Always in the chain, so that a request can ask for retries of its own
         // (`options.retryPolicy`); with no policy it passes requests straight on.
         chain.append(RetryInterceptor(configuration.retryPolicy ?? .never))

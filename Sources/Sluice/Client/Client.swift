@@ -40,6 +40,9 @@ public final class Client: Sendable {
         public var redirectPolicy: RedirectPolicy = .default
         /// Credentials sent with every request to the origin it was made for, or nil.
         public var authorization: Authorization? = nil
+        /// Whether identical GET and HEAD requests in flight at the same time share one transfer
+        /// (see `CoalescingInterceptor`); off by default.
+        public var coalescesRequests = false
         /// Where time-based interceptors (retry backoff) wait; a `TestScheduler` in tests.
         public var scheduler: any DateScheduler = Client.defaultScheduler
 
