@@ -70,7 +70,7 @@ TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTes
 TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|MetricsAggregatorTests|TransferControlRaceTests
 TSAN_SUITES := $(TSAN_SUITES)|ChainResponse|CommandQueueTests|SuspensionRaceTests|ResponseBodyStreamTests
 TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|OnePathTests|TransportExecutorTests
-TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests
+TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests|UploadVerbTests|CoalescingTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 

@@ -74,4 +74,68 @@ struct UploadVerbTests {
             #expect(server.requests(to: "/echo").isEmpty)
         }
     }
+
+    // MARK: An AsyncSequence body
+
+    @Test func anAsyncSequenceIsSentAsItYieldsWithoutHoldingUpOtherTransfers() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let (chunks, input) = AsyncStream.makeStream(of: Data.self)
+            let upload = Mutex<Response?>(nil)
+            _ = client.upload(.bytes(chunks), to: "echo").startWithValues { response in
+                upload.withLock { $0 = response }
+            }
+            for index in 0..<4 {
+                input.yield(Data("part \(index);".utf8))
+                // While the upload waits for its next bytes, the transport serves others.
+                let other = try await client.get("status/204").value
+                #expect(other.status == 204)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(upload.withLock { $0 } == nil, "the upload waits for the end of its body")
+            input.finish()
+            try await eventually("the upload completes") { upload.withLock { $0 } != nil }
+            let sent = try #require(server.requests(to: "/echo").last)
+            #expect(String(decoding: sent.body, as: UTF8.self) == "part 0;part 1;part 2;part 3;")
+            #expect(sent.headers["Transfer-Encoding"] == "chunked")
+        }
+    }
+
+    @Test func aLargeAsyncBodyArrivesWholeWithAKnownLength() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let piece = Data((0..<65_536).map { UInt8($0 % 251) })
+            let pieces = AsyncStream<Data> { continuation in
+                for _ in 0..<80 { continuation.yield(piece) }
+                continuation.finish()
+            }
+            let response = try await client.upload(.bytes(pieces, length: 80 * 65_536), to: "echo").value
+            #expect(response.status == 200)
+            let sent = try #require(server.requests(to: "/echo").last)
+            #expect(sent.bodyLength == 80 * 65_536)
+            #expect(sent.headers["Content-Length"] == "\(80 * 65_536)")
+        }
+    }
+
+    @Test func aFailingSequenceOrOneThatMustBeSentTwiceFailsWithInvalidBody() async throws {
+        struct Broken: Error {}
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let failing = AsyncThrowingStream<Data, any Error> { continuation in
+                continuation.yield(Data("half".utf8))
+                continuation.finish(throwing: Broken())
+            }
+            let error = await expectFailure(.invalidBody) { try await client.upload(.bytes(failing), to: "echo").value }
+            #expect(error?.message.contains("Broken") == true)
+
+            // A 307 must send the body again: a sequence cannot be read twice.
+            let target = server.url(for: .echo)
+            let once = AsyncStream<Data> { continuation in
+                continuation.yield(Data("once".utf8))
+                continuation.finish()
+            }
+            let redirect = server.url(for: .redirect(status: 307, to: target)).absoluteString
+            await expectFailure(.invalidBody) { try await client.upload(.bytes(once), to: redirect).value }
+        }
+    }
 }
