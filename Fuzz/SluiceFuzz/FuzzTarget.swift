@@ -18,6 +18,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case multipart
     case baseURL = "base-url"
     case query
+    case cacheControl = "cache-control"
+    case cacheEntry = "cache-entry"
 
     /// Runs one input.
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -34,6 +36,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .multipart: Self.multipart(bytes)
         case .baseURL: Self.baseURL(bytes)
         case .query: Self.query(bytes)
+        case .cacheControl: SluiceFuzzing.cacheControl(String(decoding: bytes, as: UTF8.self))
+        case .cacheEntry: SluiceFuzzing.cacheEntry(bytes)
         }
     }
 

@@ -18,6 +18,7 @@ func name(_ kind: TaskEvent.Kind) -> String {
     case .responseReceived(let head): return "head \(head.status)"
     case .retried(let retry): return "retried \(retry.attempt)"
     case .redirected(let hop): return "redirected \(hop.status)"
+    case .cache(let outcome): return "cache \(outcome)"
     case .completed(let completion):
         if let error = completion.error { return "completed \(error.code)" }
         return "completed \(completion.response?.status ?? 0)"

@@ -42,6 +42,9 @@ public struct TaskEvent: Sendable {
         indirect case retried(RetryAttempt)
         /// The redirect interceptor follows a redirect.
         indirect case redirected(RedirectHop)
+        /// The client's cache answered the request, validated a stored response, or missed
+        /// (`Client.Configuration.cache`).
+        case cache(CacheOutcome)
         /// The task finished, with its response or its error.
         indirect case completed(TaskCompletion)
     }
@@ -153,6 +156,7 @@ extension TaskEvent.Kind: CustomStringConvertible {
         case .retried(let retry):
             return "retried: attempt \(retry.attempt) after \(retry.reason), in \(retry.delay.timeInterval) s"
         case .redirected(let hop): return "redirected: \(hop.status) \(hop.method.rawValue) \(hop.to.absoluteString)"
+        case .cache(let outcome): return "cache \(outcome)"
         case .completed(let completion):
             if let error = completion.error { return "completed: \(error.code)" }
             return "completed: \(completion.response?.status ?? 0)"
