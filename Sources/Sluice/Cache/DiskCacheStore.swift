@@ -139,9 +139,13 @@ final class DiskCacheIndex: Sendable {
         let data = entry.encoded()
         guard data.count <= capacity else { return }
         let name = Self.fileName(primary: entry.primaryKey, variant: entry.variantKey)
-        let (write, victims) = state.withLock { state -> (UInt64, [String]) in
+        // The file work is queued while the lock is held, so the queue runs it in the order the
+        // index changed: a write queued after the deletion of the same file by an eviction
+        // elsewhere would otherwise leave a file the index does not count.
+        state.withLock { state in
             state.writes += 1
-            state.pending[name] = (state.writes, data)
+            let write = state.writes
+            state.pending[name] = (write, data)
             state.book.touch(name, cost: data.count)
             state.files[Self.primaryHash(ofFile: name)!, default: []].insert(name)
             let victims = state.book.evict(toFit: capacity)
@@ -149,37 +153,35 @@ final class DiskCacheIndex: Sendable {
                 state.pending[victim] = nil
                 state.files[Self.primaryHash(ofFile: victim)!]?.remove(victim)
             }
-            return (state.writes, victims)
-        }
-        queue.async { [self] in
-            writeFile(name, data)
-            state.withLock { state in
-                if state.pending[name]?.write == write { state.pending[name] = nil }
+            queue.async { [self] in
+                writeFile(name, data)
+                self.state.withLock { state in
+                    if state.pending[name]?.write == write { state.pending[name] = nil }
+                }
+                for victim in victims { unlink(path(victim)) }
             }
-            for victim in victims { unlink(path(victim)) }
         }
     }
 
     func remove(_ primaryKey: String) {
         let primary = FNV1a.hex(FNV1a.hash(primaryKey))
-        let names = state.withLock { state -> Set<String> in
+        state.withLock { state in
             let names = state.files.removeValue(forKey: primary) ?? []
+            guard !names.isEmpty else { return }
             for name in names {
                 state.book.remove(name)
                 state.pending[name] = nil
             }
-            return names
+            queue.async { [self] in for name in names { unlink(path(name)) } }
         }
-        guard !names.isEmpty else { return }
-        queue.async { [self] in for name in names { unlink(path(name)) } }
     }
 
     func removeAll() {
-        let names = state.withLock { state -> [String] in
-            defer { state = State() }
-            return Array(state.book.records.keys)
+        state.withLock { state in
+            let names = Array(state.book.records.keys)
+            state = State()
+            queue.async { [self] in for name in names { unlink(path(name)) } }
         }
-        queue.async { [self] in for name in names { unlink(path(name)) } }
     }
 
     var byteCount: Int { state.withLock { $0.book.bytes } }
