@@ -77,7 +77,8 @@ extension CacheEntry {
         guard requestTime.isFinite, responseTime.isFinite else { return nil }
         self.init(
             primaryKey: key, variant: variant, status: Int(status), headers: headers, httpVersion: version, body: body,
-            requestTime: Date(timeIntervalSince1970: requestTime), responseTime: Date(timeIntervalSince1970: responseTime))
+            requestTime: Date(timeIntervalSince1970: requestTime),
+            responseTime: Date(timeIntervalSince1970: responseTime))
     }
 }
 

@@ -19,7 +19,9 @@ public struct CacheInterceptor: Interceptor {
     static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace]
 
     /// Fields with which a request sets its own conditions or range: the cache leaves it alone.
-    static let conditionalFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+    static let conditionalFields = [
+        "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
+    ]
 
     /// Answers `request` from the cache, validates a stored response, or sends it and stores the
     /// response.
@@ -63,7 +65,9 @@ public struct CacheInterceptor: Interceptor {
                             "No stored response matches \(request.method.rawValue) \(request.url.absoluteString), and its cache policy is onlyIfCached: nothing was sent."
                         ))
                 } else {
-                    observer.send(value: Response(status: 504, headers: ["Content-Length": "0"], request: request, source: .cache))
+                    observer.send(
+                        value: Response(status: 504, headers: ["Content-Length": "0"], request: request, source: .cache)
+                    )
                     observer.sendCompleted()
                 }
             }

@@ -132,6 +132,9 @@ public final class HTTPCache: Sendable {
         -> CacheEntry
     {
         var updated = entry
+        // The stored `Date` and `Age` described the old response's age; kept after a 304 that
+        // does not carry its own, they would make the freshened response as old as it was.
+        for name in ["Date", "Age"] where !notModified.headers.contains(name) { updated.headers.remove(name: name) }
         for field in notModified.headers where !Self.keptOn304.contains(field.name.lowercased()) {
             updated.headers.remove(name: field.name)
         }
@@ -159,7 +162,8 @@ public final class HTTPCache: Sendable {
         removeResponses(for: url)
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name], let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                target.scheme?.lowercased() == url.scheme?.lowercased(), target.host?.lowercased() == url.host?.lowercased(),
+                target.scheme?.lowercased() == url.scheme?.lowercased(),
+                target.host?.lowercased() == url.host?.lowercased(),
                 target.port == url.port
             else { continue }
             removeResponses(for: target)

@@ -9,9 +9,10 @@ extension SluiceFuzzing {
             headers.add(name: "Cache-Control", value: String(line))
         }
         let control = CacheControl(headers)
-        for value in [control.maxAge, control.sharedMaxAge, control.minFresh, control.staleIfError,
-            control.staleWhileRevalidate]
-        {
+        for value in [
+            control.maxAge, control.sharedMaxAge, control.minFresh, control.staleIfError,
+            control.staleWhileRevalidate,
+        ] {
             guard let value else { continue }
             precondition((0...CacheControl.largestDelta).contains(value), "a delta-seconds value out of range")
         }

@@ -35,8 +35,10 @@ struct CacheControlTests {
         #expect(CacheControl(parsing: "max-age=10, max-age=20").maxAge == 10)
     }
 
-    @Test(arguments: [("max-age=-1", 0), ("max-age=abc", 0), ("max-age=", 0), ("max-age", 0), ("max-age=1.5", 0),
-        ("max-age=99999999999999999999", 2_147_483_648)])
+    @Test(arguments: [
+        ("max-age=-1", 0), ("max-age=abc", 0), ("max-age=", 0), ("max-age", 0), ("max-age=1.5", 0),
+        ("max-age=99999999999999999999", 2_147_483_648),
+    ])
     func invalidOrHugeSecondsAreBounded(text: String, expected: Int) {
         #expect(CacheControl(parsing: text).maxAge == expected)
     }

@@ -52,3 +52,23 @@ struct CacheNotModifiedHeadersTests {
         }
     }
 }
+
+extension CacheNotModifiedHeadersTests {
+    /// A 304 without `Date` or `Age` makes the response as young as the validation: the stored
+    /// fields of the old response no longer count.
+    @Test func a304WithoutADateRestartsTheAge() async throws {
+        try await withCache { (h) async throws in
+            let old = httpDate(h.clock.currentDate)
+            h.script(
+                "/d", reply("body", ("Date", old), ("Age", "5"), ("Cache-Control", "max-age=60"), ("ETag", "\"d\"")),
+                reply(status: 304))
+            _ = try await h.send("/d")
+            h.advance(seconds: 120)
+            #expect(try await h.send("/d").source == .revalidated)
+            h.advance(seconds: 30)
+            let cached = try await h.send("/d")
+            #expect(cached.source == .cache)
+            #expect(cached.headers["Age"] == "30")
+        }
+    }
+}

@@ -8,7 +8,8 @@ import Testing
 struct CachePolicyTests {
     @Test func reloadIgnoresTheStoredResponseAndStoresTheNewOne() async throws {
         try await withCache { (h) async throws in
-            h.script("/r", reply("one", ("Cache-Control", "max-age=600")), reply("two", ("Cache-Control", "max-age=600")))
+            h.script(
+                "/r", reply("one", ("Cache-Control", "max-age=600")), reply("two", ("Cache-Control", "max-age=600")))
             _ = try await h.send("/r")
             #expect(try await h.send("/r", policy: .reload).text == "two")
             #expect(try await h.send("/r").text == "two")

@@ -78,7 +78,9 @@ struct CacheStoreTests {
 
     /// Every way a file can be damaged: cut short at several points, a byte flipped in the header
     /// and in the body, bytes appended, emptied. Each is a miss, and the file is removed.
-    @Test(arguments: ["truncated-1", "truncated-header", "truncated-half", "flipped-magic", "flipped-body", "appended", "empty"])
+    @Test(arguments: [
+        "truncated-1", "truncated-header", "truncated-half", "flipped-magic", "flipped-body", "appended", "empty",
+    ])
     func aDamagedFileIsAMissAndIsRemoved(damage: String) throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -115,7 +117,8 @@ struct CacheStoreTests {
             func client() throws -> Client {
                 var configuration = Client.Configuration()
                 configuration.cache = try HTTPCache(directory: directory, capacity: 1 << 20)
-                return try Client(baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+                return try Client(
+                    baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
             }
             let first = try client()
             let second = try client()
@@ -148,9 +151,12 @@ struct CacheStoreTests {
         }
         for store in stores { store.flush() }
         #expect(stores[0].byteCount <= size * 20)
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".entry")
+        }
         let bytes = try files.reduce(0) { total, name in
-            let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(name).path)
             return total + ((attributes[.size] as? Int) ?? 0)
         }
         #expect(files.count <= 21)

@@ -20,7 +20,8 @@ struct CacheHarness {
     func send(
         _ path: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], policy: CachePolicy = .useProtocol
     ) async throws -> Response {
-        var request = try client.makeRequest(method, server.url(for: .scripted(path: path)).absoluteString, headers: headers)
+        var request = try client.makeRequest(
+            method, server.url(for: .scripted(path: path)).absoluteString, headers: headers)
         request.options.cachePolicy = policy
         return try await client.send(request).value
     }
@@ -45,7 +46,8 @@ func withCache(
         var configuration = Client.Configuration()
         configuration.cache = cache
         configuration.scheduler = clock
-        let client = try Client(baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+        let client = try Client(
+            baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
         try await body(CacheHarness(server: server, client: client, clock: clock, cache: cache, log: EventLog(client)))
     }
 }

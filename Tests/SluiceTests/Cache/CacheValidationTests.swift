@@ -21,7 +21,8 @@ struct CacheValidationTests {
     @Test func lastModifiedIsSentAsIfModifiedSince() async throws {
         try await withCache { (h) async throws in
             let modified = httpDate(h.clock.currentDate.addingTimeInterval(-10))
-            h.script("/l", reply("body", ("Last-Modified", modified), ("Cache-Control", "no-cache")), reply(status: 304))
+            h.script(
+                "/l", reply("body", ("Last-Modified", modified), ("Cache-Control", "no-cache")), reply(status: 304))
             _ = try await h.send("/l")
             #expect(try await h.send("/l").text == "body")
             #expect(h.lastSent("/l")?.headers["If-Modified-Since"] == modified)
@@ -30,7 +31,8 @@ struct CacheValidationTests {
 
     @Test func noCacheValidatesEvenAFreshResponse() async throws {
         try await withCache { (h) async throws in
-            h.script("/n", reply("body", ("Cache-Control", "max-age=3600, no-cache"), ("ETag", "\"n\"")), reply(status: 304))
+            h.script(
+                "/n", reply("body", ("Cache-Control", "max-age=3600, no-cache"), ("ETag", "\"n\"")), reply(status: 304))
             _ = try await h.send("/n")
             #expect(try await h.send("/n").source == .revalidated)
             #expect(h.sent("/n") == 2)
@@ -52,7 +54,8 @@ struct CacheValidationTests {
     @Test func mustRevalidateNeverServesStale() async throws {
         try await withCache { (h) async throws in
             h.script(
-                "/m", reply("body", ("Cache-Control", "max-age=1, must-revalidate, stale-if-error=600"), ("ETag", "\"m\"")),
+                "/m",
+                reply("body", ("Cache-Control", "max-age=1, must-revalidate, stale-if-error=600"), ("ETag", "\"m\"")),
                 reply(status: 503, "down"))
             _ = try await h.send("/m")
             h.advance(seconds: 10)
