@@ -33,7 +33,7 @@ enum CacheBenchmark: Suite {
         let requests = options.isRequestsGiven ? options.requests : 2_000
         let rounds = max(3, options.rounds)
         let network = try Sluice.Client()
-        var configuration = Client.Configuration()
+        var configuration = Sluice.Client.Configuration()
         configuration.cache = HTTPCache(memoryCapacity: 1 << 20)
         let cached = try Sluice.Client(configuration: configuration)
         let failures = Lock(0)

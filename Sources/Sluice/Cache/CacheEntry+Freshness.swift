@@ -3,32 +3,56 @@ import FoundationEssentials
 // Freshness and age of a stored response (RFC 9111 §4.2), by the cache's clock.
 
 extension CacheEntry {
+    /// The fields freshness is computed from, parsed.
+    struct Facts: Sendable, Equatable {
+        /// The response's `Cache-Control` directives.
+        let control: CacheControl
+        /// The response's `Date`, or when it arrived if it has none (or an invalid one).
+        let date: Date
+        /// How long the response is fresh for (`CacheEntry.freshnessLifetime`).
+        let lifetime: TimeInterval
+        /// Its `Age` field, 0 without a valid one.
+        let ageValue: Int
+
+        init(headers: HTTPHeaders, status: Int, responseTime: Date) {
+            control = CacheControl(headers)
+            date = headers["Date"].flatMap { HTTPDate.parse($0) } ?? responseTime
+            ageValue = headers["Age"].flatMap { CacheEntry.deltaSeconds($0) } ?? 0
+            lifetime = Self.lifetime(headers, status: status, control: control, date: date)
+        }
+
+        /// How long the response is fresh for, from its explicit expiry or, where RFC 9111 §4.2.2
+        /// allows it, heuristically: 10% of the time since its `Last-Modified`.
+        private static func lifetime(_ headers: HTTPHeaders, status: Int, control: CacheControl, date: Date)
+            -> TimeInterval
+        {
+            if let maxAge = control.maxAge { return TimeInterval(maxAge) }
+            if let expires = headers["Expires"] {
+                // An invalid date, "0" among them, means already expired (§5.3).
+                guard let expiry = HTTPDate.parse(expires) else { return 0 }
+                return max(0, expiry.timeIntervalSince(date))
+            }
+            guard control.isPublic || CacheEntry.heuristicallyCacheable.contains(status),
+                let modified = headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
+            else { return 0 }
+            return max(0, date.timeIntervalSince(modified) / 10)
+        }
+    }
+
     /// The response's `Cache-Control` directives.
-    var cacheControl: CacheControl { CacheControl(headers) }
+    var cacheControl: CacheControl { facts.control }
 
     /// The response's `Date`, or when it arrived if it has none (or an invalid one).
-    var date: Date { headers["Date"].flatMap { HTTPDate.parse($0) } ?? responseTime }
+    var date: Date { facts.date }
 
     /// How long the response is fresh for, from its explicit expiry or, where RFC 9111 §4.2.2
     /// allows it, heuristically: 10% of the time since its `Last-Modified`.
-    var freshnessLifetime: TimeInterval {
-        let control = cacheControl
-        if let maxAge = control.maxAge { return TimeInterval(maxAge) }
-        if let expires = headers["Expires"] {
-            // An invalid date, "0" among them, means already expired (§5.3).
-            guard let expiry = HTTPDate.parse(expires) else { return 0 }
-            return max(0, expiry.timeIntervalSince(date))
-        }
-        guard control.isPublic || Self.heuristicallyCacheable.contains(status),
-            let modified = headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
-        else { return 0 }
-        return max(0, date.timeIntervalSince(modified) / 10)
-    }
+    var freshnessLifetime: TimeInterval { facts.lifetime }
 
     /// The response's age at `now` (§4.2.3): its age when it arrived, corrected for the time the
     /// request took, plus the time it has been stored.
     func age(at now: Date) -> TimeInterval {
-        let ageValue = headers["Age"].flatMap { Self.deltaSeconds($0) } ?? 0
+        let ageValue = facts.ageValue
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let responseDelay = responseTime.timeIntervalSince(requestTime)
         let correctedAge = TimeInterval(ageValue) + responseDelay
