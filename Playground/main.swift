@@ -33,6 +33,7 @@ do {
     try await AwaitingOnTheTransport.run(client)
     try await LeanHeaders.run(baseURL: baseURL)
     try await InterceptorsTour.run(baseURL: baseURL)
+    try await CacheTour.run(baseURL: baseURL)
     try await TasksAndEvents.run(client)
     try await OneRequestsOptions.run(client)
     try await EventStreamTour.run(client)

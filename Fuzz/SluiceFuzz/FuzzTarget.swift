@@ -19,6 +19,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case baseURL = "base-url"
     case query
     case eventStream = "event-stream"
+    case cacheControl = "cache-control"
+    case cacheEntry = "cache-entry"
 
     /// Runs one input.
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -36,6 +38,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .baseURL: Self.baseURL(bytes)
         case .query: Self.query(bytes)
         case .eventStream: SluiceFuzzing.eventStream(bytes)
+        case .cacheControl: SluiceFuzzing.cacheControl(String(decoding: bytes, as: UTF8.self))
+        case .cacheEntry: SluiceFuzzing.cacheEntry(bytes)
         }
     }
 

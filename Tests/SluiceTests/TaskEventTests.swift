@@ -19,6 +19,7 @@ func name(_ kind: TaskEvent.Kind) -> String {
     case .retried(let retry): return "retried \(retry.attempt)"
     case .redirected(let hop): return "redirected \(hop.status)"
     case .coalesced(let shared): return shared.joined ? "joined" : "shared"
+    case .cache(let outcome): return "cache \(outcome)"
     case .completed(let completion):
         if let error = completion.error { return "completed \(error.code)" }
         return "completed \(completion.response?.status ?? 0)"

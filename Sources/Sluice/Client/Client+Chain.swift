@@ -9,7 +9,8 @@ extension Client {
     ///    takes its place): each attempt goes through everything below it again;
     /// 3. redirects: each hop goes through everything below it;
     /// 4. default headers, then the configured credentials (for the original origin only);
-    /// 5. then the transport.
+    /// 5. the cache, when configured: it sees each hop as it is sent;
+    /// 6. then the transport.
     public static func chain(_ interceptors: [any Interceptor], configuration: Configuration) -> [any Interceptor] {
         var chain: [any Interceptor] = configuration.coalescesRequests ? [CoalescingInterceptor()] : []
         chain += interceptors
@@ -22,6 +23,7 @@ extension Client {
                 configuration.defaultHeaders,
                 sensitiveHeaders: configuration.redirectPolicy.crossOriginRemovedHeaders))
         if let authorization = configuration.authorization { chain.append(AuthorizationInterceptor(authorization)) }
+        if let cache = configuration.cache { chain.append(CacheInterceptor(cache)) }
         return chain
     }
 

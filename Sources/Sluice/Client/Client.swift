@@ -45,6 +45,9 @@ public final class Client: Sendable {
         public var coalescesRequests = false
         /// Where time-based interceptors (retry backoff) wait; a `TestScheduler` in tests.
         public var scheduler: any DateScheduler = Client.defaultScheduler
+        /// The private HTTP cache responses are stored in and answered from, or nil for none (the
+        /// default: a client without one has no cache interceptor in its chain).
+        public var cache: HTTPCache? = nil
 
         /// The default configuration.
         public init() {}

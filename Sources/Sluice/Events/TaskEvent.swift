@@ -45,6 +45,9 @@ public struct TaskEvent: Sendable {
         /// The request shares its transfer with identical requests in flight (see
         /// `CoalescingInterceptor`).
         case coalesced(CoalescedTransfer)
+        /// The client's cache answered the request, validated a stored response, or missed
+        /// (`Client.Configuration.cache`).
+        case cache(CacheOutcome)
         /// The task finished, with its response or its error.
         indirect case completed(TaskCompletion)
     }
@@ -157,6 +160,7 @@ extension TaskEvent.Kind: CustomStringConvertible {
             return "retried: attempt \(retry.attempt) after \(retry.reason), in \(retry.delay.timeInterval) s"
         case .redirected(let hop): return "redirected: \(hop.status) \(hop.method.rawValue) \(hop.to.absoluteString)"
         case .coalesced(let shared): return "coalesced: \(shared.joined ? "joined" : "shares") transfer \(shared.id)"
+        case .cache(let outcome): return "cache \(outcome)"
         case .completed(let completion):
             if let error = completion.error { return "completed: \(error.code)" }
             return "completed: \(completion.response?.status ?? 0)"

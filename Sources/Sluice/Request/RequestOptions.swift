@@ -66,6 +66,8 @@ public struct RequestOptions: Sendable, Equatable {
     }
     /// Whether to ask for compressed bodies and decode them (gzip, deflate, br, zstd).
     public var decompress = true
+    /// How the request uses the client's cache (`Client.Configuration.cache`), if it has one.
+    public var cachePolicy: CachePolicy = .useProtocol
 
     /// The default options.
     public init() {}
