@@ -70,7 +70,7 @@ TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTes
 TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|MetricsAggregatorTests|TransferControlRaceTests
 TSAN_SUITES := $(TSAN_SUITES)|ChainResponse|CommandQueueTests|SuspensionRaceTests|ResponseBodyStreamTests
 TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|OnePathTests|TransportExecutorTests
-TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests
+TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests|UploadVerbTests|CoalescingTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
@@ -91,7 +91,7 @@ asan: deps
 ## one with `SLUICE_FUZZ_TARGET=<target> swift run SluiceFuzz <file>` (a plain build runs files).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= json xml binary-plist xml-plist header-block raw-header-lines media-type http-date netlink \
-	multipart base-url query download-fields
+	multipart base-url query event-stream cache-control cache-entry download-fields
 fuzz: deps
 	$(SWIFT) build --product SluiceFuzz --scratch-path .build-fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DSLUICE_FUZZING

@@ -44,7 +44,7 @@ enum InterceptorsTour {
         let key = "tour-\(UUID().uuidString.prefix(8))"
         let response = try await retrying.get("flaky/\(key)", parameters: ["failures": 2]).validate().value
         print("  finally \(response.status)")
-        events?.dispose()
+        events.dispose()
 
         Tour.step("Redirects are followed by an interceptor: each hop is an event, secrets stay on their origin")
         let client = try Client(baseURL: baseURL)
@@ -53,7 +53,7 @@ enum InterceptorsTour {
         }
         let final = try await client.get("redirect-chain/3").value
         print("  arrived at \(final.request.url.path) with \(final.status)")
-        hops?.dispose()
+        hops.dispose()
         do {
             _ = try await client.get("redirect", parameters: ["status": 302, "to": "file:///etc/passwd"]).value
         } catch {

@@ -11,7 +11,7 @@ enum ReactiveBasics {
             .filter { $0 > 50 }
             .observeValues { fahrenheit in print("  warm: \(fahrenheit)°F") }
         for celsius in [5.0, 12.5, 21.0] { input.send(value: celsius) }
-        disposable?.dispose()
+        disposable.dispose()
 
         Tour.step("SignalProducers: cold work that runs afresh on every start")
         let countdown = SignalProducer<Int, Never>(values: [3, 2, 1])

@@ -15,7 +15,7 @@ enum ResumableDownloads {
         }
         task.resume()
         while task.state.value == .running { try await Task.sleep(for: .milliseconds(10)) }
-        firstBytes?.dispose()
+        firstBytes.dispose()
         task.cancel()
         if (try? await task.response.value) != nil { return print("  (the download finished before it was cancelled)") }
         guard let resumeData = task.resumeData else { return print("  (no resume data: the server sent no ETag)") }

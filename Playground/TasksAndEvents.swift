@@ -25,7 +25,7 @@ enum TasksAndEvents {
         task.resume()
         _ = try await task.response.value
         try await Task.sleep(for: .milliseconds(50))
-        log?.dispose()
+        log.dispose()
 
         Tour.step("Metrics: libcurl's timings per request, aggregated per host")
         let response = try await client.get("bytes/1000").value

@@ -18,6 +18,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case multipart
     case baseURL = "base-url"
     case query
+    case eventStream = "event-stream"
+    case cacheControl = "cache-control"
+    case cacheEntry = "cache-entry"
     case downloadFields = "download-fields"
 
     /// Runs one input.
@@ -35,6 +38,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .multipart: Self.multipart(bytes)
         case .baseURL: Self.baseURL(bytes)
         case .query: Self.query(bytes)
+        case .eventStream: SluiceFuzzing.eventStream(bytes)
+        case .cacheControl: SluiceFuzzing.cacheControl(String(decoding: bytes, as: UTF8.self))
+        case .cacheEntry: SluiceFuzzing.cacheEntry(bytes)
         case .downloadFields: SluiceFuzzing.downloadFields(String(decoding: bytes, as: UTF8.self))
         }
     }

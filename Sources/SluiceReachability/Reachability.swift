@@ -35,9 +35,9 @@ public final class Reachability: Sendable {
     public let path: Property<ReachabilityPath>
 
     /// Why the status is `unknown`, if the kernel could not be watched.
-    public var failure: SluiceError? { failureStore.withLock { $0 } }
+    public var failure: SluiceError? { failureStore.value }
 
-    private let failureStore = Lock<SluiceError?>(nil)
+    private let failureStore = MutableProperty<SluiceError?>(nil)
     private let subscription: any Disposable
 
     /// Watches the default route, or `host` (a name or an IP address), publishing changes once they
@@ -83,10 +83,10 @@ public final class Reachability: Sendable {
         subscription = source { output in
             switch output {
             case .path(let path):
-                failureStore.withLock { $0 = nil }
+                failureStore.value = nil
                 input.send(value: path)
             case .failed(let error):
-                failureStore.withLock { $0 = error }
+                failureStore.value = error
                 input.send(value: .unknown)
             }
         }
@@ -98,6 +98,27 @@ public final class Reachability: Sendable {
         SignalProducer { observer, lifetime in
             lifetime += self.status.producer.filter(\.isReachable).take(first: 1).start(observer)
             // Keeps this instance, and so the watching, alive until the subscription ends.
+            lifetime.observeEnded { withExtendedLifetime(self) {} }
+        }
+    }
+
+    /// A producer that sends the first known status (at once if there is one) and completes: the
+    /// way to wait for the kernel's first answer instead of polling `status` while it is
+    /// `unknown`. It fails with `.reachabilityUnavailable` when the kernel cannot be watched (a
+    /// sandbox without netlink), instead of waiting forever; it keeps this instance watching
+    /// until it ends.
+    ///
+    ///     let status = try await Reachability.shared.firstKnownStatus().timeout(after: .seconds(2)).value
+    public func firstKnownStatus() -> SignalProducer<ReachabilityStatus, SluiceError> {
+        SignalProducer { observer, lifetime in
+            lifetime += self.status.producer.startWithValues { status in
+                guard status != .unknown else { return }
+                observer.send(value: status)
+                observer.sendCompleted()
+            }
+            lifetime += self.failureStore.producer.startWithValues { failure in
+                if let failure { observer.send(error: failure) }
+            }
             lifetime.observeEnded { withExtendedLifetime(self) {} }
         }
     }

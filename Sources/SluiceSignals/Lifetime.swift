@@ -30,6 +30,15 @@ public struct Lifetime: Sendable {
         lhs.disposables.insert(rhs)
     }
 
+    /// A signal that completes when the lifetime ends (at once, for an observer that comes after
+    /// the end): bind work to an owner's lifetime with `take(during:)`, or observe it.
+    public var ended: Signal<(), Never> {
+        let disposables = self.disposables
+        return Signal(attach: { observer in
+            disposables.add { observer.sendCompleted() }
+        })
+    }
+
     /// A new lifetime and the token that ends it: the lifetime ends when the token is
     /// deinitialized or disposed. Keep the token in the owner object.
     public static func make() -> (lifetime: Lifetime, token: Token) {

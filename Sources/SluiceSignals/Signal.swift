@@ -60,14 +60,14 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     /// The observation ends by itself after a terminal event, releasing the observer.
     @inlinable
     @discardableResult
-    public func observe(_ observer: Observer<Value, Failure>) -> (any Disposable)? {
+    public func observe(_ observer: Observer<Value, Failure>) -> any Disposable {
         observe(observer.action)
     }
 
     /// Observes every event with a closure.
     @inlinable
     @discardableResult
-    public func observe(_ action: @escaping @Sendable (Event<Value, Failure>) -> Void) -> (any Disposable)? {
+    public func observe(_ action: @escaping @Sendable (Event<Value, Failure>) -> Void) -> any Disposable {
         let observation = SerialDisposable()
         observation.inner = attach(
             Observer { event in
@@ -84,7 +84,7 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     /// Observes values only.
     @inlinable
     @discardableResult
-    public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> (any Disposable)? {
+    public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> any Disposable {
         // One closure, not two: values go straight to `action` on the hot path.
         let observation = SerialDisposable()
         observation.inner = attach(
@@ -100,19 +100,19 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
 
     /// Observes the failure only.
     @discardableResult
-    public func observeFailed(_ action: @escaping @Sendable (Failure) -> Void) -> (any Disposable)? {
+    public func observeFailed(_ action: @escaping @Sendable (Failure) -> Void) -> any Disposable {
         observe(Observer(failed: action))
     }
 
     /// Observes completion only.
     @discardableResult
-    public func observeCompleted(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+    public func observeCompleted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
         observe(Observer(completed: action))
     }
 
     /// Observes interruption only.
     @discardableResult
-    public func observeInterrupted(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+    public func observeInterrupted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
         observe(Observer(interrupted: action))
     }
 

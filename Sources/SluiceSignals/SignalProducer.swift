@@ -90,6 +90,10 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     }
 
     /// Starts the work, observing each value as a success and the failure as a failure.
+    ///
+    /// An interruption (a disposal, a cancellation) is not a failure, so it does not call
+    /// `action`; to hear about every ending as a completion handler would, cancellations
+    /// included, use `startWithCompletion`.
     @inlinable
     @discardableResult
     public func startWithResult(_ action: @escaping @Sendable (Result<Value, Failure>) -> Void) -> any Disposable {

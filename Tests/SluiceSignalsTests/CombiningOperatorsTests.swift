@@ -147,7 +147,7 @@ struct CombiningOperatorsTests {
         let recorder = CombiningTestRecorder<Int, CombiningError>()
         let disposable = Signal.merge(a.output, b.output).observe(recorder.observer)
         a.input.send(value: 1)
-        disposable?.dispose()
+        disposable.dispose()
         a.input.send(value: 2)
         b.input.send(value: 3)
         #expect(recorder.values == [1])

@@ -549,7 +549,7 @@ struct TimeOperatorsTests {
         let observation = test.timing.applied(to: signal, on: scheduler).observe(recorder.observer)
         for value in test.sends { input.send(value: value) }
         if let advance = test.advance { scheduler.advance(by: advance) }
-        observation?.dispose()
+        observation.dispose()
         input.send(value: test.then)
         scheduler.advance(by: test.settle)
         #expect(recorder.values == test.expected)

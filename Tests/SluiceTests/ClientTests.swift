@@ -62,7 +62,7 @@ struct ClientTests {
                 cancelled.withLock { $0.append(client.cancelAll()) }
             }
         }
-        defer { observation?.dispose() }
+        defer { observation.dispose() }
         let events = Lock<[Event<Response, SluiceError>]>([])
         let subscription = client.get("x").start { event in events.withLock { $0.append(event) } }
         defer { subscription.dispose() }

@@ -156,6 +156,29 @@ struct DownloadTests {
         }
     }
 
+    @Test func aCachedResponseIsNotADownload() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                var configuration = Client.Configuration()
+                configuration.cache = HTTPCache(memoryCapacity: 1 << 20)
+                let client = try Client(
+                    baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
+                let body = MockServer.deterministicBytes(count: 10_000)
+                server.script(
+                    "/cached",
+                    .init(status: 200, headers: ["Cache-Control": "max-age=600", "ETag": "\"c\""], body: body))
+                #expect(try await client.get("cached").value.body == body)
+                let file = directory.appendingPathComponent("cached.bin")
+                let response = try await client.download("cached", to: file).response.value
+                #expect(response.fileURL == file)
+                #expect(try Data(contentsOf: file) == body)
+                #expect(server.requests(to: "/cached").count == 2, "a download goes to the server")
+                #expect(try await client.get("cached").value.body == body, "and leaves the cache as it was")
+                #expect(server.requests(to: "/cached").count == 2)
+            }
+        }
+    }
+
     @Test func digestsMatchKnownVectors() throws {
         let vectors: [(ExpectedDigest.Algorithm, String, String)] = [
             (.sha256, "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),

@@ -35,10 +35,12 @@ struct InterceptorChainTests {
             let client = try Client(
                 baseURL: server.baseURL.absoluteString, configuration: configuration,
                 interceptors: [Tag(name: "first"), spy, Tag(name: "second")], transport: transport)
-            #expect(client.interceptors.count == 6)
-            #expect(client.interceptors[3] is RedirectInterceptor)
-            #expect(client.interceptors[4] is DefaultHeadersInterceptor)
-            #expect(client.interceptors[5] is AuthorizationInterceptor)
+            #expect(client.interceptors.count == 7)
+            // Retry is always there, so that a request can ask for retries of its own.
+            #expect(client.interceptors[3] is RetryInterceptor)
+            #expect(client.interceptors[4] is RedirectInterceptor)
+            #expect(client.interceptors[5] is DefaultHeadersInterceptor)
+            #expect(client.interceptors[6] is AuthorizationInterceptor)
 
             let response = try await client.get("echo").value
             let echo = try JSONDecoder().decode(EchoReply.self, from: response.body)

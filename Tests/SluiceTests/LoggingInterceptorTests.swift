@@ -46,6 +46,19 @@ struct LoggingInterceptorTests {
         }
     }
 
+    @Test func aRedirectedRequestEndsWithTheURLThatAnswered() async throws {
+        try await withServer { server, transport in
+            let (logger, lines) = capture(level: .info)
+            let client = try Client(
+                baseURL: server.baseURL.absoluteString, interceptors: [.logging(logger)], transport: transport)
+            let target = server.url(for: .status(200))
+            let start = server.url(for: .redirect(status: 302, to: target)).absoluteString
+            _ = try await client.get(start).value
+            let last = try #require(lines.withLock { $0 }.last?.1)
+            #expect(last.hasPrefix("← 200 GET \(target.absoluteString) (redirected from \(start)) "), "\(last)")
+        }
+    }
+
     @Test func headersAndBodiesAtDebugWithSecretsRedacted() async throws {
         try await withServer { server, transport in
             let (logger, lines) = capture(level: .debug)

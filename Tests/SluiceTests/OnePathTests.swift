@@ -62,7 +62,7 @@ struct OnePathTests {
             let buffered = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             let watched = Mutex(0)
             let watching = buffered.events.observeValues { _ in watched.withLock { $0 += 1 } }
-            defer { watching?.dispose() }
+            defer { watching.dispose() }
             let endpoints: [(String, Endpoint)] = [
                 ("a body", .bytes(3_000)),
                 ("a 404", .status(404)),

@@ -50,6 +50,31 @@ import Testing
         #expect(harness.statuses.values == [.unknown, .reachable(via: .ethernet)])
     }
 
+    @Test func firstKnownStatusWaitsForTheKernelsFirstAnswer() {
+        let harness = Harness()
+        let seen = Lock<[Event<ReachabilityStatus, SluiceError>]>([])
+        harness.reachability.firstKnownStatus().start { event in seen.withLock { $0.append(event) } }
+        harness.send(.unknown)
+        #expect(seen.withLock { $0 }.isEmpty, "unknown is not an answer")
+        harness.send(.reachable(through: eth0))
+        let events = seen.withLock { $0 }
+        #expect(events.count == 2)
+        #expect(events.first?.value == .reachable(via: .ethernet))
+        if case .completed = events.last {} else { Issue.record("it completes after the first known status") }
+        // Once known, a later start answers at once.
+        let later = Lock<ReachabilityStatus?>(nil)
+        harness.reachability.firstKnownStatus().startWithValues { status in later.withLock { $0 = status } }
+        #expect(later.withLock { $0 } == .reachable(via: .ethernet))
+    }
+
+    @Test func firstKnownStatusFailsWhenTheKernelCannotBeWatched() {
+        let harness = Harness()
+        let failure = Lock<SluiceError?>(nil)
+        harness.reachability.firstKnownStatus().startWithFailed { error in failure.withLock { $0 = error } }
+        harness.fail(SluiceError(.reachabilityUnavailable, "no netlink here"))
+        #expect(failure.withLock { $0 }?.code == .reachabilityUnavailable)
+    }
+
     @Test func aFlappingLinkGivesOneEventPerSettledState() {
         let harness = Harness()
         harness.send(.reachable(through: eth0))

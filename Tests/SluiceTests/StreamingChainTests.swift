@@ -108,7 +108,7 @@ struct StreamingChainTests {
                 }
                 kinds.withLock { $0.append(name) }
             }
-            defer { watching?.dispose() }
+            defer { watching.dispose() }
             let response = try await client.get("bytes/500000").value
             #expect(response.body.count == 500_000)
             try await eventually("the task completed") { kinds.withLock { $0.contains("completed") } }

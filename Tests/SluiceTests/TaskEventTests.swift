@@ -18,6 +18,8 @@ func name(_ kind: TaskEvent.Kind) -> String {
     case .responseReceived(let head): return "head \(head.status)"
     case .retried(let retry): return "retried \(retry.attempt)"
     case .redirected(let hop): return "redirected \(hop.status)"
+    case .coalesced(let shared): return shared.joined ? "joined" : "shared"
+    case .cache(let outcome): return "cache \(outcome)"
     case .downloadRestarted(let reason): return "restarted \(reason)"
     case .completed(let completion):
         if let error = completion.error { return "completed \(error.code)" }

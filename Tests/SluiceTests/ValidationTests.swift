@@ -355,14 +355,27 @@ struct ValidationMessageTests {
         )
     }
 
-    @Test func longBodiesAreCutAtAboutTwoHundredBytesOnACharacterBoundary() async throws {
-        let long = try stubClient(status: 500, body: String(repeating: "a", count: 199) + "é" + "tail")
-        let message = try #require(await failure(of: long.get("x").validate())?.message)
-        #expect(message.hasSuffix("body: " + String(repeating: "a", count: 199) + "… (205 bytes)"))
+    @Test func longBodiesAreCutAtEightyBytesOnACharacterBoundary() async throws {
+        let long = try stubClient(status: 500, body: String(repeating: "a", count: 79) + "é" + "tail")
+        let error = try #require(await failure(of: long.get("x").validate()))
+        #expect(error.message.hasSuffix("body: " + String(repeating: "a", count: 79) + "… (85 bytes)"))
+        // The whole body, on request.
+        #expect(error.responseBodyText == String(repeating: "a", count: 79) + "é" + "tail")
 
-        let exact = try stubClient(status: 500, body: String(repeating: "b", count: 200))
+        let exact = try stubClient(status: 500, body: String(repeating: "b", count: 80))
         let whole = try #require(await failure(of: exact.get("x").validate())?.message)
-        #expect(whole.hasSuffix("body: " + String(repeating: "b", count: 200)))
+        #expect(whole.hasSuffix("body: " + String(repeating: "b", count: 80)))
+    }
+
+    @Test func bodiesAndQueryParametersThatMentionSecretsAreNotShown() async throws {
+        let client = try stubClient(status: 401, body: #"{"error":"expired","access_token":"eyJhbGciOi"}"#)
+        let error = try #require(
+            await failure(of: client.get("me", parameters: ["api_key": "k3y", "page": 2]).validate()))
+        #expect(!error.message.contains("eyJhbGciOi"))
+        #expect(!error.message.contains("k3y"))
+        #expect(error.message.contains("api_key=***&page=2"), "\(error.message)")
+        #expect(error.message.hasSuffix(#"body: 47 bytes, not shown as it mentions "token" (see responseBodyText)"#))
+        #expect(error.responseBodyText?.contains("eyJhbGciOi") == true)
     }
 
     @Test func binaryBodiesAndCredentialsAreNotPrinted() async throws {

@@ -35,7 +35,7 @@ enum EventsBenchmark: Suite {
         let observed = try! Sluice.Client(baseURL: "http://bench.invalid/", transport: InstantTransport())
         let seen = Lock(0)
         let observation = observed.events.observeValues { _ in seen.withLock { $0 += 1 } }
-        defer { observation?.dispose() }
+        defer { observation.dispose() }
 
         func perRequest(_ client: Sluice.Client) -> Double {
             let (nanoseconds, _) = Measure.time {

@@ -172,7 +172,7 @@ enum ResumeBenchmark: Suite {
                         restarts.withLock { $0.append(String(describing: reason).prefix { $0 != "(" }.description) }
                     }
                 }
-                defer { watch?.dispose() }
+                defer { watch.dispose() }
                 do {
                     let response = try await task.response.value
                     for reason in restarts.withLock({ $0 }) { tally.restarts[reason, default: 0] += 1 }

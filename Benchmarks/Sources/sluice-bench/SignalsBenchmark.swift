@@ -136,7 +136,7 @@ extension SignalsBenchmark {
             for value in 0..<events { input.send(value: value) }
         }
         input.sendCompleted()
-        observation?.dispose()
+        observation.dispose()
         blackHole(chain.tally.sum)
         return chain.sample(elapsed.nanoseconds, per: events)
     }
@@ -197,7 +197,7 @@ extension SignalsBenchmark {
         let (signal, input) = Signal<Int, Never>.pipe()
         let mapped = signal.map(chain.first)
         let elapsed = Measure.time {
-            for _ in 0..<cycles { mapped.observeValues(chain.observe)?.dispose() }
+            for _ in 0..<cycles { mapped.observeValues(chain.observe).dispose() }
         }
         input.send(value: 1)
         return Sample(elapsed: elapsed.nanoseconds, operations: cycles, delivered: cycles, checksum: chain.tally.sum)

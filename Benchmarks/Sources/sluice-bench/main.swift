@@ -68,7 +68,7 @@ protocol Suite {
 /// Every suite, in the order `all` runs them. Transport and end-to-end suites join here.
 let suites: [any Suite.Type] = [
     SignalsBenchmark.self, EventsBenchmark.self, ShapesBenchmark.self, ParsersBenchmark.self, TransportBenchmark.self,
-    E2EBenchmark.self,
+    E2EBenchmark.self, CacheBenchmark.self,
 ]
 
 /// The suites `all` leaves out, run only by name: the cost suite runs the children under valgrind

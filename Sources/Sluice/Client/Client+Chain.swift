@@ -3,20 +3,27 @@ import FoundationEssentials
 extension Client {
     /// The chain of a client made with `interceptors`, in the order requests go through it:
     ///
-    /// 1. the user's interceptors, in their order: they see each request once, as the user made it;
-    /// 2. retry: each attempt goes through everything below it again;
+    /// 1. request coalescing, when `coalescesRequests` asks for it, then the user's interceptors, in
+    ///    their order: they see each request once, as the user made it;
+    /// 2. retry, with the configuration's `retryPolicy` (a request's own `options.retryPolicy`
+    ///    takes its place): each attempt goes through everything below it again;
     /// 3. redirects: each hop goes through everything below it;
     /// 4. default headers, then the configured credentials (for the original origin only);
-    /// 5. then the transport.
+    /// 5. the cache, when configured: it sees each hop as it is sent;
+    /// 6. then the transport.
     public static func chain(_ interceptors: [any Interceptor], configuration: Configuration) -> [any Interceptor] {
-        var chain = interceptors
-        if let policy = configuration.retryPolicy { chain.append(RetryInterceptor(policy)) }
+        var chain: [any Interceptor] = configuration.coalescesRequests ? [CoalescingInterceptor()] : []
+        chain += interceptors
+        // Always in the chain, so that a request can ask for retries of its own
+        // (`options.retryPolicy`); with no policy it passes requests straight on.
+        chain.append(RetryInterceptor(configuration.retryPolicy ?? .never))
         chain.append(RedirectInterceptor(configuration.redirectPolicy))
         chain.append(
             DefaultHeadersInterceptor(
                 configuration.defaultHeaders,
                 sensitiveHeaders: configuration.redirectPolicy.crossOriginRemovedHeaders))
         if let authorization = configuration.authorization { chain.append(AuthorizationInterceptor(authorization)) }
+        if let cache = configuration.cache { chain.append(CacheInterceptor(cache)) }
         return chain
     }
 
@@ -72,7 +79,11 @@ extension Client {
         // events may cancel it through the client.
         reporter?.report(.created)
         reporter?.report(.resumed)
-        InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
-            .run(into: exchange.observer, lifetime)
+        let response = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
+        if let deadline = request.options.deadline {
+            response.timeout(after: deadline, on: configuration.scheduler).run(into: exchange.observer, lifetime)
+        } else {
+            response.run(into: exchange.observer, lifetime)
+        }
     }
 }

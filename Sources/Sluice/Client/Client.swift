@@ -16,8 +16,23 @@ public final class Client: Sendable {
         public var defaultHeaders: HTTPHeaders = DefaultHeaders.all
         /// Transfer settings for every request (timeouts, limits, HTTP version).
         public var requestOptions = RequestOptions()
-        /// The methods whose parameters go in the query string; others put them in the body.
-        public var queryStringMethods: Set<HTTPMethod> = [.get, .head, .delete]
+        /// How parameters are encoded when a call names no `encoding`: by default a `URLEncoding`
+        /// that puts them in the query for GET, HEAD and DELETE and in a form body otherwise, with
+        /// arrays as `key[]=` and Booleans as `1`/`0`. Set it once for the whole client:
+        ///
+        ///     configuration.parameterEncoding = URLEncoding(arrayEncoding: .noBrackets, boolEncoding: .literal)
+        public var parameterEncoding: any ParameterEncoding = URLEncoding.default
+        /// The methods whose parameters go in the query string; others put them in the body. Reads
+        /// and writes the `queryMethods` of `parameterEncoding` when it is a `URLEncoding` (setting
+        /// it replaces any other encoding with a `URLEncoding` for those methods).
+        public var queryStringMethods: Set<HTTPMethod> {
+            get { (parameterEncoding as? URLEncoding)?.queryMethods ?? URLEncoding.defaultQueryMethods }
+            set {
+                var encoding = parameterEncoding as? URLEncoding ?? URLEncoding.default
+                encoding.queryMethods = newValue
+                parameterEncoding = encoding
+            }
+        }
         /// Retries of temporary failures for every request, or nil for none (the default, as in
         /// Alamofire: a retry is a decision about the API, so it is asked for).
         public var retryPolicy: RetryPolicy? = nil
@@ -25,8 +40,14 @@ public final class Client: Sendable {
         public var redirectPolicy: RedirectPolicy = .default
         /// Credentials sent with every request to the origin it was made for, or nil.
         public var authorization: Authorization? = nil
+        /// Whether identical GET and HEAD requests in flight at the same time share one transfer
+        /// (see `CoalescingInterceptor`); off by default.
+        public var coalescesRequests = false
         /// Where time-based interceptors (retry backoff) wait; a `TestScheduler` in tests.
         public var scheduler: any DateScheduler = Client.defaultScheduler
+        /// The private HTTP cache responses are stored in and answered from, or nil for none (the
+        /// default: a client without one has no cache interceptor in its chain).
+        public var cache: HTTPCache? = nil
 
         /// The default configuration.
         public init() {}
@@ -122,36 +143,40 @@ public final class Client: Sendable {
         return url
     }
 
-    /// The request `method path` with `parameters` encoded (the default headers are added later,
-    /// by the chain's `DefaultHeadersInterceptor`).
+    /// The request `method path` with `parameters` encoded (by `encoding`, or the configuration's
+    /// `parameterEncoding`), then changed by `modify` if given (the default headers are added
+    /// later, by the chain's `DefaultHeadersInterceptor`).
     public func makeRequest(
         _ method: HTTPMethod,
         _ path: String,
         parameters: Parameters? = nil,
         encoding: (any ParameterEncoding)? = nil,
-        headers: HTTPHeaders = [:]
+        headers: HTTPHeaders = [:],
+        modify: RequestModifier? = nil
     ) throws(SluiceError) -> Request {
         var request = Request(
             method: method, url: try url(for: path), headers: headers, options: configuration.requestOptions)
         if let parameters {
-            let encoding =
-                encoding ?? URLEncoding(destination: .methodDependent, queryMethods: configuration.queryStringMethods)
-            request = try encoding.encode(request, with: parameters)
+            request = try (encoding ?? configuration.parameterEncoding).encode(request, with: parameters)
         }
+        try modify?(&request)
         return request
     }
 
-    /// A cold producer for `method path`: parameters are encoded when it is made; an invalid
-    /// request fails when started, and nothing is sent.
+    /// A cold producer for `method path`: parameters are encoded and `modify` runs when it is
+    /// made; an invalid request fails when started, and nothing is sent.
     public func request(
         _ method: HTTPMethod,
         _ path: String,
         parameters: Parameters? = nil,
         encoding: (any ParameterEncoding)? = nil,
-        headers: HTTPHeaders = [:]
+        headers: HTTPHeaders = [:],
+        modify: RequestModifier? = nil
     ) -> SignalProducer<Response, SluiceError> {
         do throws(SluiceError) {
-            return send(try makeRequest(method, path, parameters: parameters, encoding: encoding, headers: headers))
+            return send(
+                try makeRequest(
+                    method, path, parameters: parameters, encoding: encoding, headers: headers, modify: modify))
         } catch {
             return SignalProducer(error: error)
         }

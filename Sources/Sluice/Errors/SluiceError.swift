@@ -173,6 +173,9 @@ extension SluiceError {
         case idle
         /// `RequestOptions.timeout`: the whole transfer took longer.
         case total
+        /// `RequestOptions.deadline` or a request producer's `timeout(after:)`: the request, its
+        /// retries and redirects included, took longer.
+        case deadline
     }
 }
 

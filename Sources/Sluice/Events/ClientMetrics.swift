@@ -27,6 +27,12 @@ public struct HostMetrics: Sendable, Equatable {
     public var bytesReceived: Int64
     /// Total transfer time percentiles, over the last 1,024 responses.
     public var latency: LatencySummary
+    /// Requests the client's cache answered without the network (`CacheOutcome.hit`).
+    public var cacheHits = 0
+    /// Requests the client's cache could not answer, sent to the network (`CacheOutcome.miss`).
+    public var cacheMisses = 0
+    /// Stored responses the cache validated with the server (`CacheOutcome.revalidated`).
+    public var cacheRevalidations = 0
 
     /// The share of requests that failed, from 0 to 1.
     public var errorRate: Double { requestCount == 0 ? 0 : Double(failureCount) / Double(requestCount) }

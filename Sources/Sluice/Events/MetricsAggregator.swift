@@ -21,6 +21,9 @@ final class MetricsAggregator: Sendable {
         /// Total times in seconds: doubles sort several times faster than `Duration`s.
         var samples: [Double] = []
         var next = 0
+        var cacheHits = 0
+        var cacheMisses = 0
+        var cacheRevalidations = 0
 
         mutating func record(_ response: Response?) {
             requests += 1
@@ -79,6 +82,22 @@ final class MetricsAggregator: Sendable {
 
     /// Counts a request to `url` that ended with `response` or failed.
     func record(url: URL, response: Response?) {
+        update(url) { $0.record(response) }
+    }
+
+    /// Counts what the cache did for a request to `url`.
+    func recordCache(url: URL, outcome: CacheOutcome) {
+        update(url) { host in
+            switch outcome {
+            case .hit: host.cacheHits += 1
+            case .miss: host.cacheMisses += 1
+            case .revalidated: host.cacheRevalidations += 1
+            }
+        }
+    }
+
+    /// Changes the figures of `url`'s host, and schedules their publication.
+    private func update(_ url: URL, _ change: (inout HostState) -> Void) {
         let text = url.absoluteString
         let mustSchedule = state.withLock { s -> Bool in
             let slot: Int
@@ -91,7 +110,7 @@ final class MetricsAggregator: Sendable {
                 s.lastOrigin = Self.origin(of: text) ?? ""
                 s.lastSlot = slot
             }
-            s.figures[slot].record(response)
+            change(&s.figures[slot])
             defer { s.flushScheduled = true }
             return !s.flushScheduled
         }
@@ -130,7 +149,8 @@ final class MetricsAggregator: Sendable {
             let entry = hosts.figures[slot]
             return HostMetrics(
                 requestCount: entry.requests, failureCount: entry.failures, reusedConnectionCount: entry.reused,
-                bytesReceived: entry.bytes, latency: LatencySummary(seconds: entry.samples))
+                bytesReceived: entry.bytes, latency: LatencySummary(seconds: entry.samples), cacheHits: entry.cacheHits,
+                cacheMisses: entry.cacheMisses, cacheRevalidations: entry.cacheRevalidations)
         }
         published.value = ClientMetrics(hosts: byHost)
     }

@@ -42,6 +42,12 @@ public struct TaskEvent: Sendable {
         indirect case retried(RetryAttempt)
         /// The redirect interceptor follows a redirect.
         indirect case redirected(RedirectHop)
+        /// The request shares its transfer with identical requests in flight (see
+        /// `CoalescingInterceptor`).
+        case coalesced(CoalescedTransfer)
+        /// The client's cache answered the request, validated a stored response, or missed
+        /// (`Client.Configuration.cache`).
+        case cache(CacheOutcome)
         /// The task finished, with its response or its error.
         indirect case completed(TaskCompletion)
         /// A resumed download dropped the bytes it had and starts over (see `DownloadRestart`).
@@ -155,6 +161,8 @@ extension TaskEvent.Kind: CustomStringConvertible {
         case .retried(let retry):
             return "retried: attempt \(retry.attempt) after \(retry.reason), in \(retry.delay.timeInterval) s"
         case .redirected(let hop): return "redirected: \(hop.status) \(hop.method.rawValue) \(hop.to.absoluteString)"
+        case .coalesced(let shared): return "coalesced: \(shared.joined ? "joined" : "shares") transfer \(shared.id)"
+        case .cache(let outcome): return "cache \(outcome)"
         case .downloadRestarted(let reason): return "downloadRestarted: \(reason)"
         case .completed(let completion):
             if let error = completion.error { return "completed: \(error.code)" }

@@ -6,7 +6,8 @@ import Synchronization
 /// lines go.
 ///
 /// At `.info` (the default level of the request and response lines): one line as the request goes
-/// out (`→ GET https://…`) and one as it ends (`← 200 GET https://… 12 ms, 1.2 KB`, or the error).
+/// out (`→ GET https://…`) and one as it ends (`← 200 GET https://… 12 ms, 1.2 KB`, or the error);
+/// after redirects, the end line names the URL that answered and the one the request was made for.
 /// At `.debug`: the headers of both, and the first bytes of text bodies. The values of
 /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`, the headers named in
 /// `redactedHeaders`, the API-key and token headers of `RedirectPolicy.secretHeaders`, and passwords
@@ -57,8 +58,15 @@ public struct LoggingInterceptor: Interceptor {
             @Sendable func logEnd(_ response: Response, metrics: TransferMetrics?) {
                 finished.store(true, ordering: .relaxed)
                 let size = Self.size(max(Int64(response.body.count), metrics?.bytesReceived ?? 0))
+                // A redirected request ends at another URL: the line names the one that answered.
+                let final = response.request
+                let answered =
+                    final.url == request.url && final.method == request.method
+                    ? line
+                    : "\(final.method.rawValue) \(CurlShell.redactingPassword(in: final.url.absoluteString))"
+                        + " (redirected from \(CurlShell.redactingPassword(in: request.url.absoluteString)))"
                 this.logger.log(
-                    level: this.level, "← \(response.status) \(line) \(Self.milliseconds(since: started)), \(size)")
+                    level: this.level, "← \(response.status) \(answered) \(Self.milliseconds(since: started)), \(size)")
                 if this.logger.logLevel <= .debug,
                     let text = this.preview(response.body, type: response.headers["Content-Type"])
                 {

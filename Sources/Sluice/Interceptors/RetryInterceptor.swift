@@ -9,8 +9,15 @@ import Synchronization
 /// receives the same body bytes twice. When the attempts run out, the last response
 /// is passed on as it is (`validate()` then makes a 503 an error), or the last error.
 /// Each retry is reported as a `TaskEvent.Kind.retried` event.
+///
+/// One policy applies to a request, wherever retries are configured: the request's own
+/// (`RequestOptions.retryPolicy`) if it has one, else the policy of the first retry interceptor
+/// it meets: a `.retry(...)` among the client's interceptors, else the client's built-in one
+/// (`Client.Configuration.retryPolicy`). The interceptor that applies a policy sends its attempts
+/// on with `retryPolicy = .never`, so a retry interceptor further down the chain lets them pass:
+/// attempts never multiply.
 public struct RetryInterceptor: Interceptor {
-    /// When and how soon to retry.
+    /// When and how soon to retry, unless the request has a policy of its own.
     public let policy: RetryPolicy
     let scheduler: (any DateScheduler)?
 
@@ -22,12 +29,14 @@ public struct RetryInterceptor: Interceptor {
 
     /// Runs attempts of `request` until one succeeds or the policy stops.
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
+        let policy = request.options.retryPolicy ?? self.policy
         guard policy.maxAttempts > 1, policy.methods.contains(request.method) else { return chain.proceed(request) }
-        let policy = self.policy
+        var attempt = request
+        attempt.options.retryPolicy = .never
         let scheduler = self.scheduler ?? chain.scheduler
-        return SignalProducer { observer, lifetime in
+        return SignalProducer { [attempt] observer, lifetime in
             let run = RetryRun(
-                policy: policy, request: request, chain: chain, scheduler: scheduler, observer: observer)
+                policy: policy, request: attempt, chain: chain, scheduler: scheduler, observer: observer)
             lifetime += run.current
             run.startAttempt()
         }

@@ -20,15 +20,26 @@ import FoundationEssentials
 ///   `min(maxDelay, baseDelay × 2^(attempt − 1))`, so many clients failing together spread out.
 ///
 ///     .retry(.exponentialBackoff(maxAttempts: 4, base: .milliseconds(200), cap: .seconds(10)))
-public struct RetryPolicy: Sendable {
+public struct RetryPolicy: Sendable, Equatable {
     /// How the computed backoff is randomized.
-    public enum Jitter: Sendable {
+    ///
+    /// Equal when both are `none` or both `full`; two `custom` jitters are never equal, as
+    /// closures cannot be compared (as with NaN, a policy with one is not equal to itself).
+    public enum Jitter: Sendable, Equatable {
         /// No randomness: exactly the exponential backoff.
         case none
         /// A uniformly random wait between zero and the exponential backoff ("full jitter").
         case full
         /// A function of the exponential backoff, e.g. to make tests deterministic.
         case custom(@Sendable (Duration) -> Duration)
+
+        /// Whether both are `none` or both `full`.
+        public static func == (lhs: Jitter, rhs: Jitter) -> Bool {
+            switch (lhs, rhs) {
+            case (.none, .none), (.full, .full): return true
+            default: return false
+            }
+        }
     }
 
     /// The most attempts in all, the first included (1 means no retries).
@@ -93,6 +104,10 @@ public struct RetryPolicy: Sendable {
 
     /// The default policy: three attempts, exponential backoff from 0.5 s with full jitter.
     public static let `default` = RetryPolicy()
+
+    /// One attempt, no retries: turns retrying off for one request
+    /// (`request.options.retryPolicy = .never`).
+    public static let never = RetryPolicy(maxAttempts: 1)
 
     /// What ended an attempt, as the policy judges it.
     public enum Outcome: Sendable {

@@ -21,6 +21,10 @@ extension Request {
     /// binary body or a stream (a multipart form) is read from standard input, with a trailing
     /// comment saying what to pipe in.
     ///
+    /// It shows the request's own headers: the client's default headers are added by the chain as
+    /// the request is sent, so use `client.curlDescription(for:)` to see them too (or the
+    /// `curlDescription` of `response.request`, the request the last hop sent).
+    ///
     /// Unless `redactingAuthorization` is false, the values of `Authorization`,
     /// `Proxy-Authorization` and `Cookie` and the passwords in the URL and of the proxy are `***`.
     public func curlDescription(redactingAuthorization: Bool = true) -> String {

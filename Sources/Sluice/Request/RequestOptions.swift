@@ -7,6 +7,14 @@ public struct RequestOptions: Sendable, Equatable {
     /// The longest the whole transfer may take; nil for no limit (the default: a large download
     /// may take long, and `idleTimeout` catches a stalled one).
     public var timeout: Duration? = nil
+    /// The longest the whole request may take, across every retry attempt, backoff wait and
+    /// redirect hop; nil for no limit (the default). When it passes, the request fails with
+    /// `.timedOut` whose `timeout` is `.deadline`, and the transfer in flight is cancelled.
+    /// (`timeout` bounds each transfer on its own.)
+    public var deadline: Duration? = nil
+    /// This request's retry policy, or nil to use the client's (`Client.Configuration.retryPolicy`,
+    /// or a `.retry(...)` interceptor's). It takes the place of both; `.never` turns retrying off.
+    public var retryPolicy: RetryPolicy? = nil
     /// The longest no byte may move in either direction before the transfer is abandoned. A slow
     /// transfer that keeps moving is never cut off. libcurl waits forever by default. The transport
     /// looks for stalled transfers every 100 ms, so the timeout fires up to 300 ms late.
@@ -67,6 +75,8 @@ public struct RequestOptions: Sendable, Equatable {
     }
     /// Whether to ask for compressed bodies and decode them (gzip, deflate, br, zstd).
     public var decompress = true
+    /// How the request uses the client's cache (`Client.Configuration.cache`), if it has one.
+    public var cachePolicy: CachePolicy = .useProtocol
 
     /// The default options.
     public init() {}

@@ -23,10 +23,11 @@ public struct Response: Sendable {
         let fileURL: URL?
         let metrics: TransferMetrics?
         let request: Request
+        let source: ResponseSource
 
         init(
             status: Int, headers: HTTPHeaders, httpVersion: HTTPVersion, content: ResponseContent, fileURL: URL?,
-            metrics: TransferMetrics?, request: Request
+            metrics: TransferMetrics?, request: Request, source: ResponseSource
         ) {
             self.status = status
             self.headers = headers
@@ -35,6 +36,7 @@ public struct Response: Sendable {
             self.fileURL = fileURL
             self.metrics = metrics
             self.request = request
+            self.source = source
         }
     }
 
@@ -72,6 +74,9 @@ public struct Response: Sendable {
     public var metrics: TransferMetrics? { storage.metrics }
     /// The request that produced this response (after redirects, the one the final hop sent).
     public var request: Request { storage.request }
+    /// Where the response came from: the network, or a cache (`HTTPCache`), directly or after
+    /// validating it with the server.
+    public var source: ResponseSource { storage.source }
 
     /// Creates a response whose body is collected.
     public init(
@@ -81,33 +86,36 @@ public struct Response: Sendable {
         body: Data = Data(),
         fileURL: URL? = nil,
         metrics: TransferMetrics? = nil,
-        request: Request
+        request: Request,
+        source: ResponseSource = .network
     ) {
         storage = Storage(
             status: status, headers: headers, httpVersion: httpVersion, content: .collected(body), fileURL: fileURL,
-            metrics: metrics, request: request)
+            metrics: metrics, request: request, source: source)
     }
 
     /// Creates a response whose body is `content`, collected or streaming.
     public init(
         head: ResponseHead, content: ResponseContent, fileURL: URL? = nil, metrics: TransferMetrics? = nil,
-        request: Request
+        request: Request, source: ResponseSource = .network
     ) {
         storage = Storage(
             status: head.status, headers: head.headers, httpVersion: head.httpVersion, content: content,
-            fileURL: fileURL, metrics: metrics, request: request)
+            fileURL: fileURL, metrics: metrics, request: request, source: source)
     }
 
     /// The same response with another status line and headers; the body and the rest are kept.
     public func replacingHead(_ head: ResponseHead) -> Response {
-        var copy = Response(head: head, content: content, fileURL: fileURL, metrics: metrics, request: request)
+        var copy = Response(
+            head: head, content: content, fileURL: fileURL, metrics: metrics, request: request, source: source)
         copy.outcomeObserver = outcomeObserver
         return copy
     }
 
     /// The same response with `body` as its collected body; the head and the rest are kept.
     public func replacingBody(_ body: Data) -> Response {
-        var copy = Response(head: head, content: .collected(body), fileURL: fileURL, metrics: metrics, request: request)
+        var copy = Response(
+            head: head, content: .collected(body), fileURL: fileURL, metrics: metrics, request: request, source: source)
         copy.outcomeObserver = outcomeObserver
         return copy
     }
@@ -135,7 +143,8 @@ public struct Response: Sendable {
                 case .completed:
                     var whole = Response(
                         head: response.head, content: .collected(gathered.withLock { $0 }), fileURL: response.fileURL,
-                        metrics: stream.metrics ?? response.metrics, request: response.request)
+                        metrics: stream.metrics ?? response.metrics, request: response.request,
+                        source: response.source)
                     whole.outcomeObserver = response.outcomeObserver
                     observer.send(value: whole)
                     observer.sendCompleted()

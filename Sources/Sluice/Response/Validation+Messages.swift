@@ -2,23 +2,48 @@ import FoundationEssentials
 
 /// The parts of validation messages that name the request and show the start of the body.
 enum ValidationMessage {
-    /// How many body bytes a message shows.
-    static let excerptLimit = 200
+    /// How many body bytes a message shows: enough to recognise an API's error, short enough for
+    /// a log line. The whole body stays in `error.response` (`error.responseBodyText`).
+    static let excerptLimit = 80
+
+    /// Words that mark a body excerpt or a query parameter as holding a secret (compared without
+    /// case): such an excerpt is not shown, such a parameter's value is `***`.
+    static let secretWords = [
+        "token", "password", "passwd", "secret", "api_key", "apikey", "api-key", "authorization", "credential",
+        "session", "cookie", "private_key", "signature",
+    ]
+
+    static func namesSecret(_ text: String) -> String? {
+        let lowered = text.lowercased()
+        return secretWords.first { lowered.contains($0) }
+    }
 
     /// `GET http://host/path; body: {"error":"nope"}`: the request and the start of the body.
     static func context(of response: Response) -> String {
         "\(request(response.request)); \(excerpt(of: response))"
     }
 
-    /// The method and URL, without any user name or password the URL carries.
+    /// The method and URL, without any user name or password the URL carries, and with the values
+    /// of query parameters whose names look secret (`api_key`, `token`…) as `***`.
     static func request(_ request: Request) -> String {
         var url = request.url.absoluteString
-        if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
-            components.user != nil || components.password != nil
-        {
-            components.user = nil
-            components.password = nil
-            url = components.string ?? url
+        if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+            var changed = false
+            if components.user != nil || components.password != nil {
+                components.user = nil
+                components.password = nil
+                changed = true
+            }
+            if let items = components.percentEncodedQueryItems,
+                items.contains(where: { namesSecret($0.name) != nil && $0.value != nil })
+            {
+                components.percentEncodedQueryItems = items.map { item in
+                    namesSecret(item.name) != nil && item.value != nil
+                        ? URLQueryItem(name: item.name, value: "***") : item
+                }
+                changed = true
+            }
+            if changed { url = components.string ?? url }
         }
         return "\(request.method.rawValue) \(url)"
     }
@@ -34,6 +59,11 @@ enum ValidationMessage {
         if body.count > limit { bytes.removeLast(incompleteSuffixLength(bytes)) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return "body: \(body.count) bytes, not UTF-8 text"
+        }
+        // An error body may echo a credential (a rejected token, a session): kept out of a message
+        // that tends to end up in logs.
+        if let word = namesSecret(text) {
+            return "body: \(body.count) bytes, not shown as it mentions \"\(word)\" (see responseBodyText)"
         }
         var printable = ""
         for scalar in text.unicodeScalars {
@@ -63,6 +93,14 @@ enum ValidationMessage {
 }
 
 extension SluiceError {
+    /// The whole body of the response this error keeps, as UTF-8 text (invalid bytes replaced),
+    /// or nil when it has no response or the body went to a file. The error's message shows only
+    /// its start, and nothing of a body that mentions a secret.
+    public var responseBodyText: String? {
+        guard let response, response.fileURL == nil else { return nil }
+        return String(decoding: response.body, as: UTF8.self)
+    }
+
     /// Decodes the body of the response this error keeps (an API's error JSON) as `type`; throws
     /// `.serializationFailed` when there is no response or the body does not decode.
     ///

@@ -208,7 +208,7 @@ public final class RequestTask: Sendable {
             case .completed: break
             }
             if event.isTerminating {
-                progressWatch?.dispose()
+                progressWatch.dispose()
                 client.inFlight.remove(inFlightID)
             }
         }
@@ -262,10 +262,12 @@ extension Client {
         RequestTask(client: self, request: request)
     }
 
-    /// A task for `method path`, made idle, as `task(_:)` (see `RequestTask`).
+    /// A task for `method path`, made idle, as `task(_:)` (see `RequestTask`); `modify` changes
+    /// the request before it is sent (see `RequestModifier`).
     public func task(
-        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:]
+        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        modify: RequestModifier? = nil
     ) throws(SluiceError) -> RequestTask {
-        task(try makeRequest(method, path, parameters: parameters, headers: headers))
+        task(try makeRequest(method, path, parameters: parameters, headers: headers, modify: modify))
     }
 }

@@ -14,14 +14,19 @@ public final class CurlTransport: Transport {
     /// Limits of a transport's connection pool.
     public struct Configuration: Sendable, Equatable {
         /// The most connections open at once (0 for no limit); further transfers wait their turn.
-        public var maximumConnections = 256
+        public var maximumConnections: Int
         /// The most connections to one host at once (0 for no limit).
-        public var maximumConnectionsPerHost = 64
+        public var maximumConnectionsPerHost: Int
         /// How many idle connections are kept for reuse (libcurl's CURLMOPT_MAXCONNECTS).
-        public var connectionCacheSize = 128
+        public var connectionCacheSize: Int
 
-        /// The default limits.
-        public init() {}
+        /// The default limits, or the ones given.
+        public init(maximumConnections: Int = 256, maximumConnectionsPerHost: Int = 64, connectionCacheSize: Int = 128)
+        {
+            self.maximumConnections = maximumConnections
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.connectionCacheSize = connectionCacheSize
+        }
     }
 
     /// The configuration this transport was made with.

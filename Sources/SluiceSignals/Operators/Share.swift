@@ -27,11 +27,15 @@ final class ShareHub<Value: Sendable, Failure: Error>: Sendable {
 
     private let upstream: SignalProducer<Value, Failure>
     private let replay: Int
+    /// Whether the run goes on when every subscriber has left (`replayLazily`): its values are
+    /// kept for the next subscriber, and it is never started twice.
+    private let keepsRunning: Bool
     private let state = Lock(State())
 
-    init(_ upstream: SignalProducer<Value, Failure>, replay: Int) {
+    init(_ upstream: SignalProducer<Value, Failure>, replay: Int, keepsRunning: Bool = false) {
         self.upstream = upstream
         self.replay = replay
+        self.keepsRunning = keepsRunning
     }
 
     /// Joins the shared run for one start of the shared producer.
@@ -99,12 +103,13 @@ final class ShareHub<Value: Sendable, Failure: Error>: Sendable {
         for gate in gates { gate.drain() }
     }
 
-    /// Removes a subscriber; the last one to leave disposes the upstream run.
+    /// Removes a subscriber; the last one to leave disposes the upstream run (unless it keeps
+    /// running).
     private func leave(_ id: UInt64) {
         let upstream = state.withLock { s -> (any Disposable)? in
             guard let index = s.subscribers.firstIndex(where: { $0.id == id }) else { return nil }
             s.subscribers.remove(at: index)
-            guard s.subscribers.isEmpty, case .running(_, let upstream) = s.phase else { return nil }
+            guard !keepsRunning, s.subscribers.isEmpty, case .running(_, let upstream) = s.phase else { return nil }
             // A later subscriber starts a fresh run.
             s.phase = .idle
             s.buffer = []
@@ -121,9 +126,34 @@ extension SignalProducer {
     /// to `replay` of the latest values. When the last subscriber disposes, the run is disposed
     /// and the next start begins a fresh one. Once the run has ended by itself, every later start
     /// receives the replayed values and the terminal event, without starting anything.
+    ///
+    /// Subscribers are counted: `await shared.value` leaves after the first value, so three of
+    /// them one after another start three runs (three requests). To start once and keep the
+    /// value for later subscribers, use `replayLazily(upTo:)`.
     public func share(replay: Int) -> SignalProducer<Value, Failure> {
         precondition(replay >= 0, "share(replay:) needs a replay count of at least 0")
         let hub = ShareHub(self, replay: replay)
+        return SignalProducer(serialized: { downstream, lifetime in hub.subscribe(downstream, lifetime) })
+    }
+
+    /// A producer that starts this producer once, on its first start, and replays up to `count`
+    /// of the latest values to every start after that, for as long as it exists (ReactiveSwift's
+    /// `replayLazily(upTo:)`).
+    ///
+    /// Unlike `share(replay:)`, the run is not disposed when its subscribers leave: it goes on to
+    /// its end, and its values and terminal event are kept. So three `await shared.value` in a
+    /// row send one request, where `share(replay:)` sends three (each `value` leaves after the
+    /// first value, which disposes a shared run that nobody else watches):
+    ///
+    ///     let profile = client.get("me").decode(User.self).replayLazily(upTo: 1)
+    ///     let a = try await profile.value  // sends the request
+    ///     let b = try await profile.value  // the same user, from the replay
+    ///
+    /// The run ends only by itself: keep the producer only as long as its work should be able to
+    /// run.
+    public func replayLazily(upTo count: Int) -> SignalProducer<Value, Failure> {
+        precondition(count >= 0, "replayLazily(upTo:) needs a count of at least 0")
+        let hub = ShareHub(self, replay: count, keepsRunning: true)
         return SignalProducer(serialized: { downstream, lifetime in hub.subscribe(downstream, lifetime) })
     }
 }

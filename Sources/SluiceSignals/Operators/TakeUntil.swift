@@ -58,3 +58,25 @@ extension SignalProducer {
         .init(run: Operators.take(source, until: trigger.source))
     }
 }
+
+extension Signal {
+    /// Forwards this signal's events until `lifetime` ends, then completes.
+    public func take(during lifetime: Lifetime) -> Signal<Value, Failure> {
+        take(until: lifetime.ended)
+    }
+}
+
+extension SignalProducer {
+    /// Forwards this producer's events until `lifetime` ends, then completes and disposes the
+    /// work: a request bound to its owner is cancelled when the owner goes away.
+    ///
+    ///     final class ProfileScreen {
+    ///         private let (lifetime, token) = Lifetime.make()
+    ///         func load() {
+    ///             client.get("me").decode(User.self).take(during: lifetime).startWithValues { … }
+    ///         }
+    ///     }
+    public func take(during lifetime: Lifetime) -> SignalProducer<Value, Failure> {
+        take(until: lifetime.ended)
+    }
+}

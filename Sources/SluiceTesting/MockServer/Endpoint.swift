@@ -17,6 +17,10 @@ public enum Endpoint: Sendable {
     case delay(Duration)
     /// Sends the head at once, then `bytes` deterministic bytes in `chunks` pieces, one every `interval`.
     case drip(bytes: Int, chunks: Int, interval: Duration)
+    /// Server-Sent Events (`text/event-stream`): `retry` set to `interval`, then events `id: n`,
+    /// `event: tick`, `data: {"n":n}` for n = 1…count, one every `interval`, after the request's
+    /// `Last-Event-ID`; then the response ends. With nothing left after `Last-Event-ID`: 204.
+    case events(count: Int, interval: Duration)
     /// Replies with `Transfer-Encoding: chunked`, one HTTP chunk per string (UTF-8).
     case chunked(chunks: [String])
     /// Replies with `Transfer-Encoding: chunked`: `count` chunks of `size` deterministic bytes, with `X-Checksum`.
@@ -59,6 +63,8 @@ extension Endpoint {
         case .status(let code): return ("/status/\(code)", [])
         case .bytes(let count): return ("/bytes/\(count)", [])
         case .delay(let duration): return ("/delay/\(duration.milliseconds)", [])
+        case .events(let count, let interval):
+            return ("/events", [("count", "\(count)"), ("interval", "\(interval.milliseconds)")])
         case .drip(let bytes, let chunks, let interval):
             return (
                 "/drip", [("bytes", "\(bytes)"), ("chunks", "\(chunks)"), ("interval", "\(interval.milliseconds)")]

@@ -159,6 +159,9 @@ final class MockConnectionHandler: ChannelInboundHandler {
         case .drip(let count, let chunks, let interval):
             context.flush()
             drip(count: count, chunks: chunks, interval: interval, index: 0, offset: 0, for: pending, context: context)
+        case .paced(let buffers, let interval):
+            context.flush()
+            pace(buffers[...], interval: interval, for: pending, context: context)
         }
     }
 
@@ -211,6 +214,16 @@ final class MockConnectionHandler: ChannelInboundHandler {
                     count: count, chunks: chunks, interval: interval, index: index + 1, offset: offset + length,
                     for: pending, context: context)
             }
+        }
+    }
+
+    private func pace(
+        _ buffers: ArraySlice<ByteBuffer>, interval: Duration, for pending: Pending, context: ChannelHandlerContext
+    ) {
+        guard let next = buffers.first else { return finish(pending, context: context) }
+        schedule(after: interval, context: context) {
+            context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(next))), promise: nil)
+            self.pace(buffers.dropFirst(), interval: interval, for: pending, context: context)
         }
     }
 

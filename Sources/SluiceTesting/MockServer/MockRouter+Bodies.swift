@@ -31,6 +31,28 @@ extension MockRouter {
                 body: .drip(count: count, chunks: chunks, interval: .milliseconds(interval))))
     }
 
+    /// Server-Sent Events `n` = 1…count, one every `interval`, after the `Last-Event-ID` the
+    /// request sends; 204 once there are none left (the standard's "stop reconnecting").
+    static func events(_ query: [String: [String]], request: RecordedRequest) -> ResponsePlan {
+        guard let count = integer(query["count"]?.first), let interval = integer(query["interval"]?.first) else {
+            return badRequest
+        }
+        let first = (request.headers["Last-Event-ID"].flatMap { Int($0) } ?? 0) + 1
+        guard first <= count else { return .reply(Reply(status: 204, headers: [], body: .empty)) }
+        let events = (first...count).map { n in
+            ByteBuffer(string: "id: \(n)\nevent: tick\ndata: {\"n\":\(n)}\n\n")
+        }
+        return .reply(
+            Reply(
+                status: 200,
+                headers: [
+                    ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
+                    ("Transfer-Encoding", "chunked"),
+                ],
+                body: .paced([ByteBuffer(string: "retry: \(interval)\n\n")] + events, interval: .milliseconds(interval))
+            ))
+    }
+
     static func chunked(_ query: [String: [String]]) -> ResponsePlan {
         let chunks = (query["chunk"] ?? []).filter { !$0.isEmpty }.map { ByteBuffer(string: $0) }
         return .reply(

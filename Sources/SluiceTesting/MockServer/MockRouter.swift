@@ -33,6 +33,7 @@ enum MockRouter {
             return .reply(reply)
         case "bytes": return bytes(segments)
         case "drip": return drip(query)
+        case "events": return events(query, request: request)
         case "chunked": return chunked(query)
         case "chunked-bytes": return chunkedBytes(query)
         case "gzip", "gzip-bomb": return gzip(segments)

@@ -75,4 +75,6 @@ enum ReplyBody {
     case deterministic(offset: Int, count: Int?, writeSize: Int)
     /// `count` deterministic bytes in `chunks` writes, one every `interval`.
     case drip(count: Int, chunks: Int, interval: Duration)
+    /// These buffers, one write every `interval` (the first after one interval too).
+    case paced([ByteBuffer], interval: Duration)
 }

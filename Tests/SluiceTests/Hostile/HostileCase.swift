@@ -87,6 +87,7 @@ struct HostileCase: Sendable {
         switch kind {
         case .connect: return options.connectTimeout
         case .total: return total
+        case .deadline: return options.deadline ?? total
         case .idle, nil: return options.idleTimeout
         }
     }

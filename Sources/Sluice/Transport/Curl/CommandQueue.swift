@@ -12,6 +12,8 @@ enum LoopCommand: Sendable {
     case cancel(UInt64)
     case pause(UInt64)
     case resume(UInt64)
+    /// An async body has bytes (or its end) for a transfer whose sending side paused for them.
+    case bodyReady(UInt64)
     /// A job of a task that prefers the transport's executor, run on the loop thread; the command
     /// holds the executor until then.
     case run(UnownedJob, LoopExecutor)

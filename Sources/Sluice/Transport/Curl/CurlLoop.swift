@@ -82,7 +82,7 @@ final class CurlLoop {
                     start.sink.fail(SluiceError(.cancelled, "The transport was shut down."), token: start.token)
                 case .run(let job, let executor):
                     job.runSynchronously(on: executor.asUnownedTaskExecutor())
-                case .cancel, .pause, .resume, .shutdown:
+                case .cancel, .pause, .resume, .bodyReady, .shutdown:
                     break
                 }
             }
@@ -108,7 +108,7 @@ final class CurlLoop {
                     job.runSynchronously(on: executor.asUnownedTaskExecutor())
                 case .shutdown:
                     isShutDown = true
-                case .cancel, .pause, .resume:
+                case .cancel, .pause, .resume, .bodyReady:
                     break
                 }
             }
@@ -158,6 +158,13 @@ final class CurlLoop {
             context.isPaused = false
             context.lastActivity = .now
             try? Curl.check(curl_easy_pause(context.easy.raw, SLUICE_PAUSE_CONT), "curl_easy_pause")
+        case .bodyReady(let id):
+            guard let context = transfers[id], context.awaitingBody else { return }
+            context.awaitingBody = false
+            // A transfer the user suspended stays so: resuming it continues the sending side too.
+            if !context.isPaused {
+                try? Curl.check(curl_easy_pause(context.easy.raw, SLUICE_PAUSE_CONT), "curl_easy_pause")
+            }
         case .run(let job, let executor):
             // Between rounds of libcurl work, never inside a callback; the command holds the
             // executor until the job has run.

@@ -58,6 +58,8 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// were silent (see `CurlLoop.connectionMoved`).
     @exclusivity(unchecked) var connectionBytesSeen: UInt64 = 0
     @exclusivity(unchecked) var isPaused = false
+    /// The sending side paused because an async body had nothing ready (see `readBody`).
+    @exclusivity(unchecked) var awaitingBody = false
     /// Whether the handle must not run another transfer (see `CurlLoop.finish`).
     @exclusivity(unchecked) var isHandleSpent = false
     /// The length of a body handed to libcurl whole, with the head (0: none, or read in pieces).
@@ -370,7 +372,20 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         activity &+= 1
         guard let reader = bodyReader else { return 0 }
         do {
-            let count = try reader.read(into: buffer)
+            let count: Int
+            if let fed = reader as? AsyncSequenceBodyReader {
+                // Nothing ready: the sending side pauses until the reader wakes it (`bodyReady`).
+                let queue = self.queue
+                let id = self.id
+                switch try fed.read(into: buffer, wake: { queue.send(.bodyReady(id)) }) {
+                case .bytes(let copied): count = copied
+                case .waiting:
+                    awaitingBody = true
+                    return Int(SLUICE_READFUNC_PAUSE)
+                }
+            } else {
+                count = try reader.read(into: buffer)
+            }
             if count > 0 {
                 sent += Int64(count)
                 if sent == expectedUpload || isDue(&nextUploadProgress) { reportUpload() }
