@@ -25,12 +25,21 @@ public final class Client: Sendable {
         public var redirectPolicy: RedirectPolicy = .default
         /// Credentials sent with every request to the origin it was made for, or nil.
         public var authorization: Authorization? = nil
+        /// The jar that stores the cookies servers set and sends them back, on every redirect hop;
+        /// nil for none. By default each configuration has a jar of its own, in memory, as a
+        /// `URLSession` has cookie storage: a login that sets a session cookie works as it does
+        /// in a browser. Set a jar you load and save to keep cookies across runs, or nil for a
+        /// client that never stores or sends any (see `RequestOptions.usesCookies` for one request).
+        public var cookies: CookieJar? = CookieJar()
         /// Where time-based interceptors (retry backoff) wait; a `TestScheduler` in tests.
         public var scheduler: any DateScheduler = Client.defaultScheduler
 
         /// The default configuration.
         public init() {}
     }
+
+    /// The client's cookie jar (`Configuration.cookies`), or nil when it keeps no cookies.
+    public var cookies: CookieJar? { configuration.cookies }
 
     /// The URL relative paths resolve against, if the client has one.
     public let baseURL: URL?
@@ -76,6 +85,10 @@ public final class Client: Sendable {
     ) throws(SluiceError) {
         resolution = try baseURL.map { (text) throws(SluiceError) in try BaseURLResolution(text) }
         self.baseURL = resolution?.baseURL
+        // The requests `makeRequest` builds carry the jar from the start: `send` then finds it
+        // there and changes nothing (see `Client.withCookieJar`).
+        var configuration = configuration
+        configuration.requestOptions.cookieJar = configuration.cookies.map(CookieJarReference.init)
         self.configuration = configuration
         self.transport = transport
         self.interceptors = chain

@@ -58,6 +58,12 @@ public struct RequestOptions: Sendable, Equatable {
     }
     /// Whether to ask for compressed bodies and decode them (gzip, deflate, br, zstd).
     public var decompress = true
+    /// Whether the client's cookie jar (`Client.Configuration.cookies`) stores the cookies of this
+    /// request's responses and sends its cookies with it, on every redirect hop; false leaves the
+    /// jar out of this request (as `URLRequest.httpShouldHandleCookies` does).
+    public var usesCookies = true
+    /// The jar a client hands its requests (see `Client.send`); nil when the client has none.
+    var cookieJar: CookieJarReference? = nil
 
     /// The default options.
     public init() {}

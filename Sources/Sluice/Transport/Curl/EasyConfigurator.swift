@@ -170,6 +170,8 @@ enum EasyConfigurator {
         try easy.set(CURLOPT_TIMEOUT_MS, request.options.timeout.map(milliseconds) ?? 0)
         // Where the connection goes: proxy, host overrides, IP version, Unix socket.
         try setConnectionOptions(easy, request.options)
+        // The cookie engine, with the jar's store, or neither.
+        try setCookieOptions(easy, request.options.cookieShare)
         // Every https transfer sets every TLS option. An http one leaves them as they are: libcurl
         // reads them only to make a TLS connection to the origin, which an http URL never needs
         // here (redirects are new transfers; HSTS and Alt-Svc are off; a proxy's TLS has options
@@ -202,6 +204,24 @@ enum EasyConfigurator {
             try easy.setBodyCopy(inlineBody)
             context.inlineBodyLength = Int64(inlineBody.count)
         }
+    }
+
+    /// Attaches a jar's cookie store (CURLOPT_SHARE) and turns libcurl's cookie engine on
+    /// (CURLOPT_COOKIEFILE "", no file), or detaches it and turns the engine off (both NULL). A
+    /// handle keeps them while requests use the same jar: the same jar is the same request state,
+    /// and setting the engine on again costs ~6,000 instructions per request (libcurl then reloads
+    /// its list of cookie files). Turning it off takes both: left with CURLOPT_COOKIEFILE set, a
+    /// handle without the share makes a private cookie store of its own on its next transfer, whose
+    /// cookies a later request on the handle would send (Docs/Decisions.md, Cookies).
+    static func setCookieOptions(_ easy: EasyHandle, _ share: CookieShare?) throws(SluiceError) {
+        if easy.isCookieStateKnown && easy.cookieShare === share { return }
+        // Unknown until both are set: a failure makes the next transfer set them again.
+        easy.isCookieStateKnown = false
+        try Curl.check(sluice_easy_setopt_share(easy.raw, share?.raw), "the cookie share")
+        // The store libcurl's handle points at now; the previous one may go only now.
+        easy.cookieShare = share
+        try easy.set(CURLOPT_COOKIEFILE, optional: share == nil ? nil : "")
+        easy.isCookieStateKnown = true
     }
 
     /// Opens the file a download goes to, created or truncated; returns the descriptor, or -1 with

@@ -31,6 +31,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     @exclusivity(unchecked) var easy: EasyHandle!
     /// The TLS configuration for the request's host (`RequestOptions.tlsForHosts`, else `tls`).
     let tls: TLSConfiguration
+    /// The jar whose store the transfer uses, told when a response sets cookies; nil for none.
+    let cookieJar: CookieJar?
+    /// Whether the response's head set cookies (looked for only with a jar).
+    @exclusivity(unchecked) private(set) var receivedCookies = false
     /// The request's limits, read once: a callback reads them for every line and chunk.
     private let maximumHeaderSize: Int
     private let maximumBodySize: Int64
@@ -109,6 +113,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
             request.options.tlsForHosts.isEmpty
             ? request.options.tls
             : request.options.tls.resolved(for: request.url.host(), in: request.options.tlsForHosts)
+        cookieJar = request.options.usesCookies ? request.options.cookieJar?.jar : nil
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         lastActivity = Self.unstarted
@@ -227,6 +232,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         headSent = true
         expectedDownload = parser.contentLength
         let head = ResponseHead(status: parser.status, headers: parser.takeHeaders(), httpVersion: parser.version)
+        if cookieJar != nil && head.headers.contains("Set-Cookie") { receivedCookies = true }
         switch sink {
         case .events(let observer): observer.send(value: .head(head))
         case .response(let monitor):
