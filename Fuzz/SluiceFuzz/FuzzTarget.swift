@@ -18,6 +18,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case multipart
     case baseURL = "base-url"
     case query
+    case cookieFile = "cookie-file"
 
     /// Runs one input.
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -34,6 +35,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .multipart: Self.multipart(bytes)
         case .baseURL: Self.baseURL(bytes)
         case .query: Self.query(bytes)
+        case .cookieFile: SluiceFuzzing.cookieFile(String(decoding: bytes, as: UTF8.self))
         }
     }
 

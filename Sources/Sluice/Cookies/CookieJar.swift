@@ -53,7 +53,7 @@ public final class CookieJar: Sendable {
     public var changes: Signal<Change, Never> { pipe.output }
 
     /// Every cookie in the jar that has not expired, in libcurl's order.
-    public var cookies: [Cookie] {
+    public var all: [Cookie] {
         let now = Date()
         return share.lines().compactMap { line in
             guard let cookie = try? NetscapeCookieFile.parseLine(Substring(line)) else { return nil }
@@ -64,7 +64,7 @@ public final class CookieJar: Sendable {
     /// The cookie named `name`, if the jar holds one (the first, when several domains or paths
     /// have one of that name).
     public subscript(name: String) -> Cookie? {
-        cookies.first { $0.name == name }
+        all.first { $0.name == name }
     }
 
     /// Adds `cookie`, replacing the one with the same name, domain and path; throws
@@ -122,7 +122,7 @@ public final class CookieJar: Sendable {
     /// a reader never sees half a file. Session cookies are left out unless
     /// `includingSessionCookies`. Throws `fileWriteFailed`, and leaves `file` as it was.
     public func save(to file: URL, includingSessionCookies: Bool = false) throws(SluiceError) {
-        let cookies = self.cookies.filter { includingSessionCookies || !$0.isSession }
+        let cookies = all.filter { includingSessionCookies || !$0.isSession }
         try AtomicFile.write(Data(NetscapeCookieFile.text(of: cookies).utf8), to: file, mode: 0o600)
     }
 

@@ -18,7 +18,8 @@ enum NetscapeCookieFile {
     static func parse(_ text: String, source: String) throws(SluiceError) -> [Cookie] {
         var cookies: [Cookie] = []
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // CR LF is one Character in Swift, not an LF: both end a line.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             var line = Substring(line)
             if line.hasSuffix("\r") { line = line.dropLast() }
