@@ -95,7 +95,8 @@ struct CookieJarTests {
                 configuration.cookies = jar
                 configuration.requestOptions.tls.trustRoots = .only(pem: pki.authorityCertificate)
                 configuration.requestOptions.hostOverrides = [
-                    .resolve(host, port: secure.port, to: "127.0.0.1"), .resolve(host, port: plain.port, to: "127.0.0.1"),
+                    .resolve(host, port: secure.port, to: "127.0.0.1"),
+                    .resolve(host, port: plain.port, to: "127.0.0.1"),
                 ]
                 let client = try Client(configuration: configuration, transport: transport)
                 try jar.add(Cookie(name: "token", value: "t", domain: host, isSecure: true))
@@ -146,7 +147,9 @@ struct CookieJarTests {
             let futureText = Self.httpDate(future)
             try await cookieHeader(
                 client, server,
-                setting("brief=1; Max-Age=1", "month=2; Expires=\(futureText)", "gone=3; Expires=Thu, 01 Jan 1970 00:00:01 GMT"))
+                setting(
+                    "brief=1; Max-Age=1", "month=2; Expires=\(futureText)",
+                    "gone=3; Expires=Thu, 01 Jan 1970 00:00:01 GMT"))
             let sent11 = try await cookieHeader(client, server)
             // (libcurl orders cookies of one path by the length of their names, then as it likes.)
             #expect(Set(sent11?.components(separatedBy: "; ") ?? []) == ["brief=1", "month=2"])

@@ -72,7 +72,8 @@ public final class CookieJar: Sendable {
     /// the one it replaces.
     public func add(_ cookie: Cookie) throws(SluiceError) {
         if let problem = cookie.problem() {
-            throw SluiceError(.invalidCookie, "The cookie \(cookie.name.debugDescription) cannot be stored: \(problem).")
+            throw SluiceError(
+                .invalidCookie, "The cookie \(cookie.name.debugDescription) cannot be stored: \(problem).")
         }
         try share.send([NetscapeCookieFile.line(for: cookie)])
         send(.added(cookie))
