@@ -234,6 +234,28 @@ struct CookieJarTests {
         }
     }
 
+    /// libcurl sends the jar's cookies in a Cookie line of its own: a request's own Cookie header
+    /// is joined to it, never sent as a second line.
+    @Test func aRequestsOwnCookieHeaderJoinsTheJarsInOneLine() async throws {
+        try await withServer { server, transport in
+            let client = try client(server, transport)
+            try await cookieHeader(client, server, setting("jar=1"))
+            _ = try await client.get(url(server, .echo), headers: ["Cookie": "mine=2"]).value
+            let joined = server.recordedRequests.last?.headers.filter { $0.name.lowercased() == "cookie" }
+            #expect(joined?.map(\.value) == ["jar=1; mine=2"])
+
+            // Without the jar, the header goes as it is.
+            var request = try client.makeRequest(.get, url(server, .echo), headers: ["Cookie": "mine=2"])
+            request.options.usesCookies = false
+            _ = try await client.send(request).value
+            let alone = server.recordedRequests.last?.headers.filter { $0.name.lowercased() == "cookie" }
+            #expect(alone?.map(\.value) == ["mine=2"])
+            // And the jar's request after it sends no left-over value.
+            let again = try await cookieHeader(client, server)
+            #expect(again == "jar=1")
+        }
+    }
+
     @Test func aClientWithoutAJarNeitherStoresNorSends() async throws {
         try await withServer { server, transport in
             let client = try client(server, transport, jar: nil)
@@ -248,15 +270,25 @@ struct CookieJarTests {
         try await withServer { server, transport in
             let client = try client(server, transport)
             let count = 64
+            let jar = try #require(client.cookies)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<count {
                     group.addTask {
                         _ = try await client.get(url(server, setting("c\(index)=\(index)"))).value
                     }
                 }
+                // The jar's own handle lists, adds and removes from other threads meanwhile.
+                group.addTask {
+                    for index in 0..<32 {
+                        _ = jar.all
+                        let cookie = Cookie(name: "by-hand-\(index)", value: "1", domain: "example.test")
+                        try jar.add(cookie)
+                        jar.remove(cookie)
+                    }
+                }
                 try await group.waitForAll()
             }
-            let cookies = try #require(client.cookies?.all)
+            let cookies = jar.all
             #expect(cookies.count == count)
             #expect(Set(cookies.map(\.name)) == Set((0..<count).map { "c\($0)" }))
             let header = try #require(try await cookieHeader(client, server))

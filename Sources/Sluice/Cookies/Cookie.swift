@@ -44,9 +44,10 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
     /// Whether the cookie lasts only as long as its jar (it has no expiry).
     public var isSession: Bool { expires == nil }
 
-    /// `name=value` and where it goes, without the value's text when it is long.
+    /// The name and where the cookie goes, without its value: a cookie is a credential, and a
+    /// description ends up in logs.
     public var description: String {
-        "\(name)=\(value) (\(includesSubdomains ? "." : "")\(domain)\(path)\(isSecure ? ", secure" : ""))"
+        "\(name) (\(includesSubdomains ? "." : "")\(domain)\(path)\(isSecure ? ", secure" : ""))"
     }
 
     /// Whether the cookie has expired at `now`.

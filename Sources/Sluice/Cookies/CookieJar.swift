@@ -9,7 +9,7 @@ import FoundationEssentials
 /// a public suffix (`Domain=co.uk`) is refused, by the public suffix list of the system's libpsl.
 ///
 ///     let jar = CookieJar()
-///     try? jar.load(from: cookiesFile)          // what an earlier run saved
+///     _ = try? jar.load(from: cookiesFile)      // what an earlier run saved
 ///     var configuration = Client.Configuration()
 ///     configuration.cookies = jar
 ///     let client = try Client(baseURL: "https://example.com/", configuration: configuration)

@@ -63,13 +63,18 @@ final class EasyHandle {
         var formByDefault: Bool
         var sendsBody: Bool
         var decompress: Bool
+        /// Whether the Cookie fields went to CURLOPT_COOKIE instead of the lines (the cookie engine
+        /// was on).
+        var mergesCookies: Bool
 
         /// Whether a request with these inputs has this source, that is, would get the same lines:
         /// names compare exactly here, not case-insensitively as `HTTPHeaders` compares them, since
         /// a name's case goes on the wire.
-        func isSame(headers: HTTPHeaders, formByDefault: Bool, sendsBody: Bool, decompress: Bool) -> Bool {
+        func isSame(
+            headers: HTTPHeaders, formByDefault: Bool, sendsBody: Bool, decompress: Bool, mergesCookies: Bool
+        ) -> Bool {
             self.formByDefault == formByDefault && self.sendsBody == sendsBody && self.decompress == decompress
-                && self.headers.isIdentical(to: headers)
+                && self.mergesCookies == mergesCookies && self.headers.isIdentical(to: headers)
         }
     }
 
