@@ -207,13 +207,28 @@ final class TransferContext: TransferToken, @unchecked Sendable {
                 sendHeadIfNeeded()
             }
         case .field:
-            break
+            // Looked for in the line as it passes: asking the head's fields afterwards made them
+            // be parsed, ~1,800 instructions for a response nobody else reads the fields of.
+            if cookieJar != nil && !receivedCookies && Self.isSetCookie(bytes) { receivedCookies = true }
         case .invalid:
             // libcurl would frame the body its own way: nothing of it may be taken as the body.
             abortReason = .invalidHead(parser.problem ?? "its framing is invalid")
             return 0
         }
         return bytes.count
+    }
+
+    /// Whether a header line is a Set-Cookie field (the name in any case).
+    private static func isSetCookie(_ line: UnsafeRawBufferPointer) -> Bool {
+        let name: StaticString = "set-cookie:"
+        guard line.count > name.utf8CodeUnitCount else { return false }
+        for index in 0..<name.utf8CodeUnitCount {
+            let byte = line[index]
+            // Capital letters as small ones; '-' and ':' exactly.
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != name.utf8Start[index] { return false }
+        }
+        return true
     }
 
     /// The Content-Length of a final head when its body is certain to pass the body limit: the
@@ -232,7 +247,6 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         headSent = true
         expectedDownload = parser.contentLength
         let head = ResponseHead(status: parser.status, headers: parser.takeHeaders(), httpVersion: parser.version)
-        if cookieJar != nil && head.headers.contains("Set-Cookie") { receivedCookies = true }
         switch sink {
         case .events(let observer): observer.send(value: .head(head))
         case .response(let monitor):
