@@ -91,7 +91,7 @@ asan: deps
 ## one with `SLUICE_FUZZ_TARGET=<target> swift run SluiceFuzz <file>` (a plain build runs files).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= json xml binary-plist xml-plist header-block raw-header-lines media-type http-date netlink \
-	multipart base-url query event-stream cache-control cache-entry download-fields
+	multipart base-url query event-stream cache-control cache-entry cookie-file download-fields
 fuzz: deps
 	$(SWIFT) build --product SluiceFuzz --scratch-path .build-fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DSLUICE_FUZZING

@@ -41,6 +41,7 @@ do {
     try await ReachabilityTour.run(client)
     try await TLSTour.run()
     try await ConnectionsTour.run()
+    try await CookiesTour.run(baseURL: baseURL)
 } catch {
     print("The tour stopped: \(error)")
 }

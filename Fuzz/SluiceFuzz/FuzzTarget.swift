@@ -21,6 +21,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case eventStream = "event-stream"
     case cacheControl = "cache-control"
     case cacheEntry = "cache-entry"
+    case cookieFile = "cookie-file"
     case downloadFields = "download-fields"
 
     /// Runs one input.
@@ -41,6 +42,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .eventStream: SluiceFuzzing.eventStream(bytes)
         case .cacheControl: SluiceFuzzing.cacheControl(String(decoding: bytes, as: UTF8.self))
         case .cacheEntry: SluiceFuzzing.cacheEntry(bytes)
+        case .cookieFile: SluiceFuzzing.cookieFile(String(decoding: bytes, as: UTF8.self))
         case .downloadFields: SluiceFuzzing.downloadFields(String(decoding: bytes, as: UTF8.self))
         }
     }

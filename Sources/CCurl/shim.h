@@ -5,6 +5,8 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 
@@ -200,6 +202,62 @@ static inline void sluice_openssl_skip_exit_cleanup(void) {
 /// The version information of the linked libcurl (CURLVERSION_NOW is a macro Swift cannot see).
 static inline const curl_version_info_data *sluice_version_info(void) {
     return curl_version_info(CURLVERSION_NOW);
+}
+
+
+/// A share handle for a cookie jar: libcurl's cookie store (CURL_LOCK_DATA_COOKIE) shared by every
+/// easy handle a transfer attaches it to, on the transport's thread, and by the jar's own handle on
+/// the user's threads; so it is locked, with one mutex for all of its data. NULL when out of memory.
+struct sluice_share {
+    CURLSH *handle;
+    pthread_mutex_t lock;
+};
+
+static inline void sluice_share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *user) {
+    (void)handle; (void)data; (void)access;
+    pthread_mutex_lock(&((struct sluice_share *)user)->lock);
+}
+
+static inline void sluice_share_unlock(CURL *handle, curl_lock_data data, void *user) {
+    (void)handle; (void)data;
+    pthread_mutex_unlock(&((struct sluice_share *)user)->lock);
+}
+
+static inline struct sluice_share *sluice_cookie_share_new(void) {
+    struct sluice_share *share = calloc(1, sizeof(struct sluice_share));
+    if (share == NULL) {
+        return NULL;
+    }
+    pthread_mutex_init(&share->lock, NULL);
+    share->handle = curl_share_init();
+    if (share->handle == NULL
+        || curl_share_setopt(share->handle, CURLSHOPT_LOCKFUNC, sluice_share_lock) != CURLSHE_OK
+        || curl_share_setopt(share->handle, CURLSHOPT_UNLOCKFUNC, sluice_share_unlock) != CURLSHE_OK
+        || curl_share_setopt(share->handle, CURLSHOPT_USERDATA, share) != CURLSHE_OK
+        || curl_share_setopt(share->handle, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE) != CURLSHE_OK) {
+        if (share->handle != NULL) {
+            curl_share_cleanup(share->handle);
+        }
+        pthread_mutex_destroy(&share->lock);
+        free(share);
+        return NULL;
+    }
+    return share;
+}
+
+/// Frees a share no easy handle uses any more.
+static inline void sluice_cookie_share_free(struct sluice_share *share) {
+    curl_share_cleanup(share->handle);
+    pthread_mutex_destroy(&share->lock);
+    free(share);
+}
+
+static inline CURLcode sluice_easy_setopt_share(CURL *handle, struct sluice_share *share) {
+    return curl_easy_setopt(handle, CURLOPT_SHARE, share == NULL ? NULL : share->handle);
+}
+
+static inline CURLcode sluice_easy_getinfo_slist(CURL *handle, CURLINFO info, struct curl_slist **list) {
+    return curl_easy_getinfo(handle, info, list);
 }
 
 #endif

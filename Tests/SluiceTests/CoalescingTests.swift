@@ -59,9 +59,9 @@ struct CoalescingTests {
             let client = try client(server, transport)
             let first = Mutex<Result<Response, SluiceError>?>(nil)
             let second = Mutex<Result<Response, SluiceError>?>(nil)
-            let leader = client.get("delay/400").startWithCompletion { result in first.withLock { $0 = result } }
-            try await eventually("the transfer is in flight") { !server.requests(to: "/delay/400").isEmpty }
-            _ = client.get("delay/400").startWithCompletion { result in second.withLock { $0 = result } }
+            let leader = client.get("delay/3000").startWithCompletion { result in first.withLock { $0 = result } }
+            try await eventually("the transfer is in flight") { !server.requests(to: "/delay/3000").isEmpty }
+            _ = client.get("delay/3000").startWithCompletion { result in second.withLock { $0 = result } }
             leader.dispose()
             try await eventually("the second gets its response") { second.withLock { $0 } != nil }
             #expect((try? second.withLock { $0 }?.get())?.status == 200)
@@ -70,7 +70,7 @@ struct CoalescingTests {
             } else {
                 Issue.record("the one that left was cancelled")
             }
-            #expect(server.requests(to: "/delay/400").count == 1)
+            #expect(server.requests(to: "/delay/3000").count == 1)
         }
     }
 

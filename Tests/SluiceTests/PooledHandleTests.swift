@@ -23,7 +23,7 @@ struct PooledHandleTests {
         #expect(request.method == "GET", sourceLocation: sourceLocation)
         #expect(request.target == "/echo", sourceLocation: sourceLocation)
         #expect(request.bodyLength == 0, sourceLocation: sourceLocation)
-        for name in ["Content-Length", "Transfer-Encoding", "Content-Type", "Expect", "Authorization"] {
+        for name in ["Content-Length", "Transfer-Encoding", "Content-Type", "Expect", "Authorization", "Cookie"] {
             #expect(!request.headers.contains(name), "\(name) was sent", sourceLocation: sourceLocation)
         }
         #expect(request.httpVersion == "HTTP/1.1", sourceLocation: sourceLocation)
@@ -51,6 +51,33 @@ struct PooledHandleTests {
                 #expect(echo.method == "GET", "after \(method)")
                 expectPlainGET(server.recordedRequests.last)
             }
+        }
+    }
+
+    /// A handle that ran with a jar's cookie store detaches it, and turns libcurl's cookie engine
+    /// off, for a request without a jar: left on, the engine made a store of the handle's own,
+    /// whose cookies a later request of any client on the transport would send.
+    @Test func aCookieStoreIsNotCarriedOver() async throws {
+        try await withServer { server, transport in
+            let withJar = try Client(transport: transport)
+            var configuration = Client.Configuration()
+            configuration.cookies = nil
+            let withoutJar = try Client(configuration: configuration, transport: transport)
+            let echo = server.url(for: .echo).absoluteString
+            _ = try await withJar.get(server.url(for: .setCookies(["a": "1"])).absoluteString).value
+            _ = try await withJar.get(echo).value
+            #expect(server.recordedRequests.last?.headers["Cookie"] == "a=1")
+
+            _ = try await withoutJar.get(server.url(for: .setCookies(["b": "2"])).absoluteString).value
+            _ = try await withoutJar.get(echo).value
+            expectPlainGET(server.recordedRequests.last)
+            _ = try await transport.send(server.url(for: .echo))
+            expectPlainGET(server.recordedRequests.last)
+
+            // The jar's handle again: its own cookie only.
+            _ = try await withJar.get(echo).value
+            #expect(server.recordedRequests.last?.headers["Cookie"] == "a=1")
+            #expect(withJar.cookies?.all.map(\.name) == ["a"])
         }
     }
 

@@ -71,6 +71,7 @@ extension Client {
         _ request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?, listed: Bool,
         into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime
     ) {
+        let request = withCookieJar(request)
         let exchange = Exchange(
             request: request, transport: transport, scheduler: configuration.scheduler, mode: mode, control: control,
             reporter: reporter, aggregator: metricsAggregator, downstream: downstream, lifetime: lifetime,
@@ -85,5 +86,16 @@ extension Client {
         } else {
             response.run(into: exchange.observer, lifetime)
         }
+    }
+
+    /// `request` with this client's cookie jar, unless it asks for none: a request made elsewhere
+    /// (by hand, by another client) uses the jar of the client that sends it. One comparison when
+    /// the request has the jar already, as those `makeRequest` builds do.
+    func withCookieJar(_ request: Request) -> Request {
+        let jar = request.options.usesCookies ? configuration.cookies : nil
+        if request.options.cookieJar?.jar === jar { return request }
+        var request = request
+        request.options.cookieJar = jar.map(CookieJarReference.init)
+        return request
     }
 }

@@ -43,6 +43,12 @@ public final class Client: Sendable {
         /// Whether identical GET and HEAD requests in flight at the same time share one transfer
         /// (see `CoalescingInterceptor`); off by default.
         public var coalescesRequests = false
+        /// The jar that stores the cookies servers set and sends them back, on every redirect hop;
+        /// nil for none. By default each configuration has a jar of its own, in memory, as a
+        /// `URLSession` has cookie storage: a login that sets a session cookie works as it does
+        /// in a browser. Set a jar you load and save to keep cookies across runs, or nil for a
+        /// client that never stores or sends any (see `RequestOptions.usesCookies` for one request).
+        public var cookies: CookieJar? = CookieJar()
         /// Where time-based interceptors (retry backoff) wait; a `TestScheduler` in tests.
         public var scheduler: any DateScheduler = Client.defaultScheduler
         /// The private HTTP cache responses are stored in and answered from, or nil for none (the
@@ -52,6 +58,9 @@ public final class Client: Sendable {
         /// The default configuration.
         public init() {}
     }
+
+    /// The client's cookie jar (`Configuration.cookies`), or nil when it keeps no cookies.
+    public var cookies: CookieJar? { configuration.cookies }
 
     /// The URL relative paths resolve against, if the client has one.
     public let baseURL: URL?
@@ -97,6 +106,10 @@ public final class Client: Sendable {
     ) throws(SluiceError) {
         resolution = try baseURL.map { (text) throws(SluiceError) in try BaseURLResolution(text) }
         self.baseURL = resolution?.baseURL
+        // The requests `makeRequest` builds carry the jar from the start: `send` then finds it
+        // there and changes nothing (see `Client.withCookieJar`).
+        var configuration = configuration
+        configuration.requestOptions.cookieJar = configuration.cookies.map(CookieJarReference.init)
         self.configuration = configuration
         self.transport = transport
         self.interceptors = chain

@@ -160,6 +160,12 @@ extension SluiceError {
         public static let noValue = Code("noValue")
         /// A streaming response body was read a second time, or after it was discarded.
         public static let bodyAlreadyRead = Code("bodyAlreadyRead")
+        /// A cookie cannot be stored: its name, value, domain or path has a byte a cookie cannot
+        /// hold (a control character, a tab, a `;`), or its name or domain is empty.
+        public static let invalidCookie = Code("invalidCookie")
+        /// A cookie file cannot be read, or a line of it is not a cookie in the Netscape format;
+        /// `message` names the file and the line.
+        public static let invalidCookieFile = Code("invalidCookieFile")
         /// The network cannot be watched: the kernel's netlink route socket could not be opened or
         /// read (a sandbox without `AF_NETLINK`, for example), so reachability stays `unknown`.
         public static let reachabilityUnavailable = Code("reachabilityUnavailable")

@@ -29,6 +29,19 @@ package enum SluiceFuzzing {
         readAll(parser.takeHeaders())
     }
 
+    /// Parses `text` as a Netscape cookie file; every cookie it yields can be stored, and its line
+    /// reads back as the same cookie (for expiries a `Double` holds exactly).
+    package static func cookieFile(_ text: String) {
+        guard let cookies = try? NetscapeCookieFile.parse(text, source: "the input") else { return }
+        for cookie in cookies {
+            precondition(cookie.problem() == nil, "a parsed cookie that cannot be stored")
+            if let expires = cookie.expires, expires.timeIntervalSince1970 > 9.0e15 { continue }
+            let line = NetscapeCookieFile.line(for: cookie)
+            let again = try? NetscapeCookieFile.parseLine(Substring(line))
+            precondition(again == cookie, "a cookie's line reads back differently")
+        }
+    }
+
     /// Reads `bytes` as a block of raw header lines, and compares its lookups with its fields.
     package static func rawHeaderLines(_ bytes: UnsafeBufferPointer<UInt8>) {
         var lines = Array(bytes)

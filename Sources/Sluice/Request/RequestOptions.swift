@@ -77,6 +77,12 @@ public struct RequestOptions: Sendable, Equatable {
     public var decompress = true
     /// How the request uses the client's cache (`Client.Configuration.cache`), if it has one.
     public var cachePolicy: CachePolicy = .useProtocol
+    /// Whether the client's cookie jar (`Client.Configuration.cookies`) stores the cookies of this
+    /// request's responses and sends its cookies with it, on every redirect hop; false leaves the
+    /// jar out of this request (as `URLRequest.httpShouldHandleCookies` does).
+    public var usesCookies = true
+    /// The jar a client hands its requests (see `Client.send`); nil when the client has none.
+    var cookieJar: CookieJarReference? = nil
 
     /// The default options.
     public init() {}

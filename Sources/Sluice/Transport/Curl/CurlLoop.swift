@@ -275,6 +275,9 @@ final class CurlLoop {
     /// observer finds a free handle and a clean table).
     private func complete(_ context: TransferContext, _ outcome: Result<TransferMetrics, SluiceError>) {
         release(context)
+        // libcurl has stored the cookies by now: the jar's observers hear of them before the
+        // response arrives.
+        if context.receivedCookies { context.cookieJar?.noteReceived(from: context.request.url) }
         switch outcome {
         case .success(let metrics): context.succeed(metrics)
         case .failure(let error): context.sink.fail(error, token: context)

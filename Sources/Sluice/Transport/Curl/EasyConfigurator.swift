@@ -100,14 +100,26 @@ enum EasyConfigurator {
         // which makes the comparison a pointer check): the same lines are the same request state.
         // (Compared in place: making the request's source first copied its headers for nothing.)
         let decompress = request.options.decompress
+        // With the cookie engine on, the request's own Cookie header goes to libcurl as
+        // CURLOPT_COOKIE, which it joins to the jar's cookies in one Cookie line: as a header line
+        // of its own it went out beside libcurl's, two Cookie lines (RFC 6265 allows one).
+        let mergesCookies = easy.cookieShare != nil
         let isSameSource =
             easy.headerSource?.isSame(
-                headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress)
+                headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress,
+                mergesCookies: mergesCookies)
             ?? false
         if !isSameSource {
-            try easy.setHeaders(headerLines(for: request, formByDefault: formByDefault, sendsBody: sendsBody))
+            // Unknown until both are set: a failure makes the next transfer set them again.
+            easy.headerSource = nil
+            let (lines, cookie) = headerLines(
+                for: request, formByDefault: formByDefault, sendsBody: sendsBody, mergesCookies: mergesCookies)
+            try easy.setHeaders(lines)
+            // Kept with the header list: the same lines are the same Cookie value.
+            try easy.set(CURLOPT_COOKIE, optional: cookie)
             easy.headerSource = EasyHandle.HeaderSource(
-                headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress)
+                headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress,
+                mergesCookies: mergesCookies)
         }
     }
 
@@ -170,6 +182,8 @@ enum EasyConfigurator {
         try easy.set(CURLOPT_TIMEOUT_MS, request.options.timeout.map(milliseconds) ?? 0)
         // Where the connection goes: proxy, host overrides, IP version, Unix socket.
         try setConnectionOptions(easy, request.options)
+        // The cookie engine, with the jar's store, or neither.
+        try setCookieOptions(easy, request.options.cookieShare)
         // Every https transfer sets every TLS option. An http one leaves them as they are: libcurl
         // reads them only to make a TLS connection to the origin, which an http URL never needs
         // here (redirects are new transfers; HSTS and Alt-Svc are off; a proxy's TLS has options
@@ -204,6 +218,24 @@ enum EasyConfigurator {
         }
     }
 
+    /// Attaches a jar's cookie store (CURLOPT_SHARE) and turns libcurl's cookie engine on
+    /// (CURLOPT_COOKIEFILE "", no file), or detaches it and turns the engine off (both NULL). A
+    /// handle keeps them while requests use the same jar: the same jar is the same request state,
+    /// and setting the engine on again costs ~6,000 instructions per request (libcurl then reloads
+    /// its list of cookie files). Turning it off takes both: left with CURLOPT_COOKIEFILE set, a
+    /// handle without the share makes a private cookie store of its own on its next transfer, whose
+    /// cookies a later request on the handle would send (Docs/Decisions.md, Cookies).
+    static func setCookieOptions(_ easy: EasyHandle, _ share: CookieShare?) throws(SluiceError) {
+        if easy.isCookieStateKnown && easy.cookieShare === share { return }
+        // Unknown until both are set: a failure makes the next transfer set them again.
+        easy.isCookieStateKnown = false
+        try Curl.check(sluice_easy_setopt_share(easy.raw, share?.raw), "the cookie share")
+        // The store libcurl's handle points at now; the previous one may go only now.
+        easy.cookieShare = share
+        try easy.set(CURLOPT_COOKIEFILE, optional: share == nil ? nil : "")
+        easy.isCookieStateKnown = true
+    }
+
     /// Opens the file a download goes to, created, and truncated unless it is a partial file whose
     /// bytes the response decides about (see `TransferContext.positionOutput`); returns the
     /// descriptor, or -1 with `errno` set.
@@ -226,16 +258,25 @@ enum EasyConfigurator {
     /// is the form Content-Type libcurl would invent for a POST that has none. With decompression
     /// on, the Accept-Encoding header libcurl would add is given here, made once: libcurl formats
     /// its own anew for every request.
-    private static func headerLines(for request: Request, formByDefault: Bool, sendsBody: Bool) -> [String] {
+    /// With `mergesCookies`, the request's Cookie fields are left out of the lines and returned
+    /// joined, for CURLOPT_COOKIE.
+    private static func headerLines(
+        for request: Request, formByDefault: Bool, sendsBody: Bool, mergesCookies: Bool
+    ) -> (lines: [String], cookie: String?) {
         var lines: [String] = []
         lines.reserveCapacity(request.headers.count + 3)
         var hasExpect = false
         var hasAcceptEncoding = false
+        var cookie: String? = nil
         if formByDefault && !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
         for field in request.headers {
             if field.name.caseInsensitiveEquals("Content-Length")
                 || field.name.caseInsensitiveEquals("Transfer-Encoding")
             {
+                continue
+            }
+            if mergesCookies && field.name.caseInsensitiveEquals("Cookie") {
+                if !field.value.isEmpty { cookie = cookie.map { "\($0); \(field.value)" } ?? field.value }
                 continue
             }
             if field.name.caseInsensitiveEquals("Expect") { hasExpect = true }
@@ -246,7 +287,7 @@ enum EasyConfigurator {
         // libcurl only sends Expect with a body.
         if sendsBody && !hasExpect { lines.append("Expect:") }
         if request.options.decompress && !hasAcceptEncoding { lines.append(acceptEncodingLine) }
-        return lines
+        return (lines, cookie)
     }
 
     /// Every coding libcurl decodes, and the Accept-Encoding header naming them.

@@ -32,6 +32,13 @@ final class EasyHandle {
     /// of them: kept while requests repeat them, so the list is not made again for each one.
     @exclusivity(unchecked) var connectTo: (overrides: [HostOverride], list: CurlStringList)?
 
+    /// The cookie store the handle's transfers use (CURLOPT_SHARE, libcurl's cookie engine on),
+    /// nil for none; kept while requests use the same jar (see `EasyConfigurator.setCookieOptions`).
+    /// Holding it keeps the share alive for as long as libcurl's handle points at it.
+    @exclusivity(unchecked) var cookieShare: CookieShare?
+    /// Whether `cookieShare` says what libcurl's handle holds (false after a failed change).
+    @exclusivity(unchecked) var isCookieStateKnown = true
+
     /// The context of the transfer the handle runs (unretained: the loop's table keeps it alive
     /// while the handle is in the multi handle), nil between transfers. libcurl's header, write and
     /// prerequest callbacks and CURLOPT_PRIVATE point at the handle, set once when it is made, and
@@ -56,13 +63,18 @@ final class EasyHandle {
         var formByDefault: Bool
         var sendsBody: Bool
         var decompress: Bool
+        /// Whether the Cookie fields went to CURLOPT_COOKIE instead of the lines (the cookie engine
+        /// was on).
+        var mergesCookies: Bool
 
         /// Whether a request with these inputs has this source, that is, would get the same lines:
         /// names compare exactly here, not case-insensitively as `HTTPHeaders` compares them, since
         /// a name's case goes on the wire.
-        func isSame(headers: HTTPHeaders, formByDefault: Bool, sendsBody: Bool, decompress: Bool) -> Bool {
+        func isSame(
+            headers: HTTPHeaders, formByDefault: Bool, sendsBody: Bool, decompress: Bool, mergesCookies: Bool
+        ) -> Bool {
             self.formByDefault == formByDefault && self.sendsBody == sendsBody && self.decompress == decompress
-                && self.headers.isIdentical(to: headers)
+                && self.mergesCookies == mergesCookies && self.headers.isIdentical(to: headers)
         }
     }
 

@@ -31,6 +31,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     @exclusivity(unchecked) var easy: EasyHandle!
     /// The TLS configuration for the request's host (`RequestOptions.tlsForHosts`, else `tls`).
     let tls: TLSConfiguration
+    /// The jar whose store the transfer uses, told when a response sets cookies; nil for none.
+    let cookieJar: CookieJar?
+    /// Whether the response's head set cookies (looked for only with a jar).
+    @exclusivity(unchecked) private(set) var receivedCookies = false
     /// The request's limits, read once: a callback reads them for every line and chunk.
     private let maximumHeaderSize: Int
     private let maximumBodySize: Int64
@@ -125,6 +129,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
             request.options.tlsForHosts.isEmpty
             ? request.options.tls
             : request.options.tls.resolved(for: request.url.host(), in: request.options.tlsForHosts)
+        cookieJar = request.options.usesCookies ? request.options.cookieJar?.jar : nil
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         maximumDownloadSize = request.options.maximumDownloadSize ?? .max
@@ -223,13 +228,28 @@ final class TransferContext: TransferToken, @unchecked Sendable {
                 guard sendHeadIfNeeded() else { return 0 }
             }
         case .field:
-            break
+            // Looked for in the line as it passes: asking the head's fields afterwards made them
+            // be parsed, ~1,800 instructions for a response nobody else reads the fields of.
+            if cookieJar != nil && !receivedCookies && Self.isSetCookie(bytes) { receivedCookies = true }
         case .invalid:
             // libcurl would frame the body its own way: nothing of it may be taken as the body.
             abortReason = .invalidHead(parser.problem ?? "its framing is invalid")
             return 0
         }
         return bytes.count
+    }
+
+    /// Whether a header line is a Set-Cookie field (the name in any case).
+    private static func isSetCookie(_ line: UnsafeRawBufferPointer) -> Bool {
+        let name: StaticString = "set-cookie:"
+        guard line.count > name.utf8CodeUnitCount else { return false }
+        for index in 0..<name.utf8CodeUnitCount {
+            let byte = line[index]
+            // Capital letters as small ones; '-' and ':' exactly.
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != name.utf8Start[index] { return false }
+        }
+        return true
     }
 
     /// The Content-Length of a final head when its body is certain to pass the body limit: the
