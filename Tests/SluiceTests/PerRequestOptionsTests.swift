@@ -60,6 +60,21 @@ struct PerRequestOptionsTests {
         }
     }
 
+    @Test func downloadsAndTasksTakeAModifierToo() async throws {
+        try await withServer { server, transport in
+            let client = try client(server, transport)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("modified-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let download = try client.download("bytes/100", to: file) { $0.headers["X-Download"] = "1" }
+            _ = try await download.response.value
+            #expect(server.requests(to: "/bytes/100").last?.headers["X-Download"] == "1")
+            #expect(try Data(contentsOf: file).count == 100)
+            let task = try client.task(.get, "status/200") { $0.headers["X-Task"] = "1" }
+            _ = try await task.response.value
+            #expect(server.requests(to: "/status/200").last?.headers["X-Task"] == "1")
+        }
+    }
+
     // MARK: A deadline across retries and redirects
 
     @Test func aDeadlineSpansEveryRetryInVirtualTime() async throws {

@@ -19,12 +19,13 @@ extension Client {
     /// A download that is cancelled or fails keeps its temporary file when it can be resumed, and
     /// its task's `resumeData` says how (`download(resuming:)`). Downloads ask for the content as
     /// the server stores it (`Accept-Encoding: identity`, unless `headers` name another) and write
-    /// it undecoded, so that ranges, lengths and digests all apply to the same bytes.
+    /// it undecoded, so that ranges, lengths and digests all apply to the same bytes. `modify`
+    /// changes the request before it is sent (see `RequestModifier`).
     public func download(
         _ path: String, to file: URL, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
-        expectedDigest: ExpectedDigest? = nil
+        expectedDigest: ExpectedDigest? = nil, modify: RequestModifier? = nil
     ) throws(SluiceError) -> RequestTask {
-        var request = try makeRequest(.get, path, parameters: parameters, headers: headers)
+        var request = try makeRequest(.get, path, parameters: parameters, headers: headers, modify: modify)
         request.asStoredBytes()
         let plan = DownloadPlan(url: request.url, destination: file, expectedDigest: expectedDigest, resumedFrom: nil)
         return RequestTask(client: self, request: request, downloadPlan: plan)
@@ -35,9 +36,10 @@ extension Client {
     /// starts over, reporting `downloadRestarted`, when the content changed, the server serves no
     /// ranges or the temporary file lost bytes. Made idle, as `download(_:to:)`.
     public func download(
-        resuming resumeData: ResumeData, headers: HTTPHeaders = [:], expectedDigest: ExpectedDigest? = nil
+        resuming resumeData: ResumeData, headers: HTTPHeaders = [:], expectedDigest: ExpectedDigest? = nil,
+        modify: RequestModifier? = nil
     ) throws(SluiceError) -> RequestTask {
-        var request = try makeRequest(.get, resumeData.url.absoluteString, headers: headers)
+        var request = try makeRequest(.get, resumeData.url.absoluteString, headers: headers, modify: modify)
         request.asStoredBytes()
         let plan = DownloadPlan(
             url: request.url, destination: resumeData.destination, expectedDigest: expectedDigest,
