@@ -1,0 +1,128 @@
+import Foundation
+import HTTPTypes
+import MockServerAPI
+import OpenAPIRuntime
+import Sluice
+import SluiceOpenAPI
+import SluiceTesting
+import Testing
+
+/// The generated client of Tests/MockServerAPI/openapi.yaml, on Sluice, against MockServer.
+@Suite struct OpenAPITransportTests {
+    private func api(_ server: MockServer, _ transport: CurlTransport) throws -> MockServerAPI.Client {
+        let client = try Sluice.Client(transport: transport)
+        return MockServerAPI.Client(serverURL: server.baseURL, transport: SluiceClientTransport(client: client))
+    }
+
+    @Test func aStreamedUploadGetsAJSONReply() async throws {
+        try await withServer { server, transport in
+            let bytes = MockServer.deterministicBytes(count: 200_000)
+            // An upload produced as it is sent, in chunks: the transport reads it all.
+            let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
+                for start in stride(from: 0, to: bytes.count, by: 16_384) {
+                    continuation.yield(ArraySlice(bytes[start..<min(bytes.count, start + 16_384)]))
+                }
+                continuation.finish()
+            }
+            let output = try await api(server, transport).echo(
+                body: .binary(HTTPBody(chunks, length: .known(Int64(bytes.count)))))
+            let reply = try output.ok.body.json
+            #expect(reply.method == "POST")
+            #expect(reply.path == "/echo")
+            #expect(reply.bodyLength == bytes.count)
+            #expect(reply.bodyChecksum == MockServer.deterministicChecksum(count: bytes.count))
+            let recorded = try #require(server.requests(to: .echo).first)
+            #expect(recorded.headers["Content-Type"] == "application/octet-stream")
+        }
+    }
+
+    @Test func aDownloadStreamsItsBody() async throws {
+        try await withServer { server, transport in
+            let count = 3_000_000
+            let output = try await api(server, transport).downloadBytes(path: .init(count: count))
+            let ok = try output.ok
+            #expect(ok.headers.X_hyphen_Checksum == MockServer.deterministicChecksum(count: count))
+            let body = try ok.body.binary
+            #expect(body.length == .known(Int64(count)))
+            var checksum = MockServer.Checksum()
+            var received = 0
+            var chunks = 0
+            for try await chunk in body {
+                received += chunk.count
+                chunks += 1
+                chunk.withUnsafeBytes { checksum.update($0) }
+            }
+            #expect(received == count)
+            #expect(chunks > 1)
+            #expect(checksum.value == MockServer.deterministicChecksum(count: count))
+        }
+    }
+
+    @Test func aStatusTheDocumentDoesNotListIsItsDefault() async throws {
+        try await withServer { server, transport in
+            let api = try api(server, transport)
+            if case .ok = try await api.getStatus(path: .init(code: 200)) {} else { Issue.record("200 is not ok") }
+            guard case .default(let status, _) = try await api.getStatus(path: .init(code: 503)) else {
+                Issue.record("503 is not the default response")
+                return
+            }
+            #expect(status == 503)
+        }
+    }
+
+    @Test func theRequestGoesThroughTheClientsChain() async throws {
+        try await withServer { server, transport in
+            var configuration = Sluice.Client.Configuration()
+            configuration.defaultHeaders = ["X-From-Sluice": "yes"]
+            let client = try Sluice.Client(configuration: configuration, transport: transport)
+            let api = MockServerAPI.Client(serverURL: server.baseURL, transport: SluiceClientTransport(client: client))
+            _ = try await api.echo(body: .binary(HTTPBody("hi")))
+            #expect(server.requests(to: .echo).first?.headers["X-From-Sluice"] == "yes")
+        }
+    }
+
+    @Test func aTransportErrorIsTheClientsError() async throws {
+        let gone = try await withServer { server, _ in server.baseURL }
+        let client = try Sluice.Client(transport: CurlTransport())
+        let api = MockServerAPI.Client(serverURL: gone, transport: SluiceClientTransport(client: client))
+        do {
+            _ = try await api.getStatus(path: .init(code: 200))
+            Issue.record("A request to a closed port succeeded.")
+        } catch let error as ClientError {
+            #expect(error.operationID == "getStatus")
+            #expect((error.underlyingError as? SluiceError)?.code == .cannotConnect)
+        }
+    }
+
+    @Test func aCancelledCallThrowsCancellationError() async throws {
+        try await withServer { server, transport in
+            let client = try Sluice.Client(transport: transport)
+            let sluiceTransport = SluiceClientTransport(client: client)
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/delay/10000")
+            let task = Task {
+                try await sluiceTransport.send(request, body: nil, baseURL: server.baseURL, operationID: "delay")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test func anUploadOverTheLimitFailsBeforeSending() async throws {
+        try await withServer { server, transport in
+            let client = try Sluice.Client(transport: transport)
+            let sluiceTransport = SluiceClientTransport(client: client, maximumRequestBodySize: 10)
+            let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/echo")
+            do {
+                _ = try await sluiceTransport.send(
+                    request, body: HTTPBody("more than ten bytes"), baseURL: server.baseURL, operationID: "echo")
+                Issue.record("An oversized body was sent.")
+            } catch let error as SluiceError {
+                #expect(error.code == .invalidBody)
+            }
+            #expect(server.requests(to: .echo).isEmpty)
+        }
+    }
+}
