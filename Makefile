@@ -71,6 +71,7 @@ TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|Metrics
 TSAN_SUITES := $(TSAN_SUITES)|ChainResponse|CommandQueueTests|SuspensionRaceTests|ResponseBodyStreamTests
 TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|OnePathTests|TransportExecutorTests
 TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests
+TSAN_SUITES := $(TSAN_SUITES)|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
@@ -116,6 +117,7 @@ lint:
 	@# (Docs/Decisions.md). Scoped imports (`import struct Foundation.Date`) load it just the same.
 	@! grep -rnE '^[a-z@_ ]*import +((struct|class|enum|protocol|typealias|func|var|let) +)?Foundation(XML|Networking|Internationalization)?([. ;]|$$)' \
 		Sources/Sluice Sources/SluiceSignals Sources/SluiceFormats Sources/SluiceReachability \
+		Sources/SluiceHTTPTypes Sources/SluiceOpenAPI Sources/SluiceTracing Sources/SluiceMetrics Sources/SluiceHAR \
 		|| { echo "Sluice and SluiceSignals import FoundationEssentials, not Foundation"; exit 1; }
 
 clean:

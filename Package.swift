@@ -107,7 +107,8 @@ let package = Package(
         .target(name: "SluiceHAR", dependencies: ["Sluice"]),
         // The guided tour run by `make demo`.
         .executableTarget(
-            name: "Playground", dependencies: ["Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting"],
+            name: "Playground",
+            dependencies: ["Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting", "SluiceHAR"],
             path: "Playground"),
         // A process that exits while the transport's loop thread works, run as children by the
         // exit tests (SluiceTests only).

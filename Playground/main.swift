@@ -35,6 +35,7 @@ do {
     try await InterceptorsTour.run(baseURL: baseURL)
     try await TasksAndEvents.run(client)
     try await OneRequestsOptions.run(client)
+    try await RecordingTour.run(baseURL: baseURL)
     try await ReachabilityTour.run(client)
     try await TLSTour.run()
     try await ConnectionsTour.run()

@@ -25,13 +25,19 @@ struct ResponseBodyChunks: AsyncSequence, Sendable {
             guard var stream = rest else { return nil }
             // Taken out while it is read: after the end, the transfer is let go at once.
             rest = nil
+            let chunk: Data?
             do {
-                guard let chunk = try await stream.next() else { return nil }
-                rest = stream
-                return ArraySlice(chunk)
+                chunk = try await stream.next()
             } catch {
                 throw SluiceClientTransport.error(for: error)
             }
+            guard let chunk else {
+                // A stream ends early when its task is cancelled: that end is no body's end.
+                try Task.checkCancellation()
+                return nil
+            }
+            rest = stream
+            return ArraySlice(chunk)
         }
     }
 }

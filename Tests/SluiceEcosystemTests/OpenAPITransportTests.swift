@@ -110,6 +110,25 @@ import Testing
         }
     }
 
+    @Test func aBodyCutShortByCancellationThrows() async throws {
+        try await withServer { server, transport in
+            let sluiceTransport = SluiceClientTransport(client: try Sluice.Client(transport: transport))
+            let drip = server.url(for: .drip(bytes: 10_000, chunks: 20, interval: .milliseconds(100)))
+            let request = HTTPRequest(
+                method: .get, scheme: nil, authority: nil, path: drip.path + "?" + (drip.query ?? ""))
+            let task = Task {
+                let (_, body) = try await sluiceTransport.send(
+                    request, body: nil, baseURL: server.baseURL, operationID: "drip")
+                var received = 0
+                for try await chunk in try #require(body) { received += chunk.count }
+                return received
+            }
+            try await Task.sleep(for: .milliseconds(400))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
+    }
+
     @Test func anUploadOverTheLimitFailsBeforeSending() async throws {
         try await withServer { server, transport in
             let client = try Sluice.Client(transport: transport)
