@@ -26,8 +26,8 @@ extension Request {
     /// A request for the method, target and header fields of `request`, with `body` and
     /// `options`.
     ///
-    /// Fails with `.invalidURL` when `request` has no scheme or authority (an HTTP/2 `CONNECT` or
-    /// an `OPTIONS *`), or when they do not make an absolute URL.
+    /// Fails with `.invalidURL` when `request` has no scheme or authority (an HTTP/2 `CONNECT`),
+    /// a target that is not a path (`OPTIONS *`), or parts that do not make an absolute URL.
     public init(
         _ request: HTTPRequest, body: RequestBody = .empty, options: RequestOptions = RequestOptions()
     ) throws(SluiceError) {
@@ -36,7 +36,11 @@ extension Request {
                 .invalidURL, "The request \(request.method) has no scheme or no authority: no URL to send it to.")
         }
         let path = request.path ?? "/"
-        let text = "\(scheme)://\(authority)\(path.hasPrefix("/") ? path : "/" + path)"
+        // An asterisk (`OPTIONS *`) or an authority form is no path a URL can hold.
+        guard path.hasPrefix("/") else {
+            throw SluiceError(.invalidURL, "The request target \(path.debugDescription) is not a path.")
+        }
+        let text = "\(scheme)://\(authority)\(path)"
         guard let url = URL(string: text) else {
             throw SluiceError(.invalidURL, "\(text.debugDescription) is not a URL.")
         }

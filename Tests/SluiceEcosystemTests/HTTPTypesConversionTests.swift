@@ -67,8 +67,10 @@ import Testing
     }
 
     @Test func anHTTPRequestWithoutAnAuthorityHasNoURL() {
-        let connect = HTTPRequest(method: .options, scheme: nil, authority: nil, path: "*")
+        let connect = HTTPRequest(method: .connect, scheme: nil, authority: "example.com:443", path: nil)
         #expect(throws: SluiceError.self) { try Request(connect) }
+        let asterisk = HTTPRequest(method: .options, scheme: "http", authority: "example.com", path: "*")
+        #expect(throws: SluiceError.self) { try Request(asterisk) }
     }
 
     @Test func aMethodThatIsNoTokenFails() {
