@@ -71,7 +71,8 @@ TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|Metrics
 TSAN_SUITES := $(TSAN_SUITES)|ChainResponse|CommandQueueTests|SuspensionRaceTests|ResponseBodyStreamTests
 TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|OnePathTests|TransportExecutorTests
 TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests
-TSAN_SUITES := $(TSAN_SUITES)|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests
+TSAN_SUITES := $(TSAN_SUITES)|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests|WakingBodyReaderTests
+TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 

@@ -12,27 +12,29 @@ import SluiceHTTPTypes
 ///     let api = APIClient(serverURL: try Servers.Server1.url(), transport: transport)
 ///     let greeting = try await api.getGreeting(query: .init(name: "Ada")).ok.body.json
 ///
-/// The response arrives once its first body bytes (or its end) have: its body is then streamed
-/// to the generated code as it arrives, and the transfer is suspended while the reader falls
-/// behind (`ResponseBodyStream`); dropping the body cancels the transfer. The request body is
-/// collected first, up to `maximumRequestBodySize` (libcurl reads request bodies on its own thread,
-/// which cannot wait for an asynchronous sequence).
+/// Bodies stream both ways. The request body is sent as the generated code produces it, at most
+/// `bufferLimit` bytes ahead of the network; while none are ready, the upload pauses and the
+/// transport's other transfers go on. (A body of known length up to 64 KiB is collected first: it
+/// is sent with the head, and can be sent again on a retry or a redirect; a streamed body that can
+/// be iterated only once cannot.) The response arrives once its first body bytes (or its end)
+/// have: its body then streams to the generated code, and the transfer is suspended while the
+/// reader falls behind (`ResponseBodyStream`); dropping the body cancels the transfer.
 ///
 /// Errors are the client's `SluiceError`s, which OpenAPIRuntime wraps in its `ClientError`; a
 /// request cancelled with its task throws `CancellationError`.
 public struct SluiceClientTransport: ClientTransport {
     /// The client that sends the requests.
     public let client: Client
-    /// The largest request body sent, in bytes: a larger one fails with `.invalidBody`, and
-    /// nothing is sent.
-    public let maximumRequestBodySize: Int
-    /// How many response bytes may wait for the reader before the transfer is suspended.
+    /// How many bytes may wait between the network and the generated code, each way: the request
+    /// body's producer waits beyond it, and the response's transfer is suspended.
     public let bufferLimit: Int
 
+    /// The largest request body of known length that is collected before it is sent.
+    static let collectedBodyLimit: Int64 = 64 << 10
+
     /// A transport over `client`.
-    public init(client: Client, maximumRequestBodySize: Int = 64 << 20, bufferLimit: Int = 4 << 20) {
+    public init(client: Client, bufferLimit: Int = 4 << 20) {
         self.client = client
-        self.maximumRequestBodySize = maximumRequestBodySize
         self.bufferLimit = bufferLimit
     }
 
@@ -41,7 +43,7 @@ public struct SluiceClientTransport: ClientTransport {
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let url = try Self.url(of: request, baseURL: baseURL)
-        let requestBody = try await collect(body)
+        let requestBody = try await requestBody(body)
         let stream = try client.stream(
             HTTPMethod(rawValue: request.method.rawValue), url.absoluteString,
             headers: HTTPHeaders(request.headerFields),
@@ -85,26 +87,18 @@ public struct SluiceClientTransport: ClientTransport {
         return url
     }
 
-    /// The body's bytes, collected: none for no body.
-    private func collect(_ body: HTTPBody?) async throws -> RequestBody {
+    /// The request body: none, collected when it is small and of known length, streamed otherwise.
+    private func requestBody(_ body: HTTPBody?) async throws -> RequestBody {
         guard let body else { return .empty }
-        if case .known(let length) = body.length, length > Int64(maximumRequestBodySize) {
-            throw tooLarge(length)
+        let bufferLimit = self.bufferLimit
+        switch body.length {
+        case .known(let length) where length <= Self.collectedBodyLimit:
+            return .data(try await Data(collecting: body, upTo: Int(length)))
+        case .known(let length):
+            return .stream(BodyProvider(length: length) { AsyncBodyReader(body, bufferLimit: bufferLimit) })
+        case .unknown:
+            return .stream(BodyProvider(length: nil) { AsyncBodyReader(body, bufferLimit: bufferLimit) })
         }
-        var data = Data()
-        for try await chunk in body {
-            guard data.count + chunk.count <= maximumRequestBodySize else {
-                throw tooLarge(Int64(data.count + chunk.count))
-            }
-            data.append(contentsOf: chunk)
-        }
-        return .data(data)
-    }
-
-    private func tooLarge(_ length: Int64) -> SluiceError {
-        SluiceError(
-            .invalidBody,
-            "The request body has \(length) bytes or more, over the transport's limit of \(maximumRequestBodySize).")
     }
 
     /// The body's length as the head announces it: unknown when it is encoded (libcurl hands on

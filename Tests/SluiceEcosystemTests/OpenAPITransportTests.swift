@@ -129,19 +129,57 @@ import Testing
         }
     }
 
-    @Test func anUploadOverTheLimitFailsBeforeSending() async throws {
+    @Test func aSlowUploadHoldsNoOtherTransferBack() async throws {
         try await withServer { server, transport in
             let client = try Sluice.Client(transport: transport)
-            let sluiceTransport = SluiceClientTransport(client: client, maximumRequestBodySize: 10)
-            let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/echo")
-            do {
-                _ = try await sluiceTransport.send(
-                    request, body: HTTPBody("more than ten bytes"), baseURL: server.baseURL, operationID: "echo")
-                Issue.record("An oversized body was sent.")
-            } catch let error as SluiceError {
-                #expect(error.code == .invalidBody)
+            let sluiceTransport = SluiceClientTransport(client: client, bufferLimit: 64 << 10)
+            // 4 chunks of 100 KB, 300 ms apart, of unknown length (sent chunked).
+            let bytes = MockServer.deterministicBytes(count: 400_000)
+            let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
+                Task {
+                    for start in stride(from: 0, to: bytes.count, by: 100_000) {
+                        continuation.yield(ArraySlice(bytes[start..<start + 100_000]))
+                        try? await Task.sleep(for: .milliseconds(300))
+                    }
+                    continuation.finish()
+                }
             }
-            #expect(server.requests(to: .echo).isEmpty)
+            let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/echo")
+            let upload = Task {
+                let started = ContinuousClock.now
+                let (response, body) = try await sluiceTransport.send(
+                    request, body: HTTPBody(chunks, length: .unknown), baseURL: server.baseURL, operationID: "echo")
+                let data = try await Data(collecting: try #require(body), upTo: 1 << 20)
+                return (response, try JSONDecoder().decode(EchoReply.self, from: data), ContinuousClock.now - started)
+            }
+            // While the upload waits for its chunks, requests on the same transport go through.
+            try await Task.sleep(for: .milliseconds(150))
+            let started = ContinuousClock.now
+            for _ in 0..<3 { _ = try await client.get(server.url(for: .echo).absoluteString).value }
+            #expect(ContinuousClock.now - started < .milliseconds(500))
+
+            let (response, reply, took) = try await upload.value
+            #expect(response.status == .ok)
+            #expect(reply.bodyLength == bytes.count)
+            #expect(reply.bodyChecksum == MockServer.deterministicChecksum(count: bytes.count))
+            #expect(reply.header("Transfer-Encoding") == "chunked")
+            #expect(took >= .milliseconds(900))
+        }
+    }
+
+    @Test func aBodyThatFailsFailsTheRequest() async throws {
+        try await withServer { server, transport in
+            struct Broken: Error {}
+            let sluiceTransport = SluiceClientTransport(client: try Sluice.Client(transport: transport))
+            let chunks = AsyncThrowingStream<ArraySlice<UInt8>, any Error> { continuation in
+                continuation.yield(ArraySlice(repeating: 1, count: 100_000))
+                continuation.finish(throwing: Broken())
+            }
+            let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/echo")
+            await #expect(throws: SluiceError.self) {
+                _ = try await sluiceTransport.send(
+                    request, body: HTTPBody(chunks, length: .unknown), baseURL: server.baseURL, operationID: "echo")
+            }
         }
     }
 }

@@ -54,6 +54,22 @@ public protocol BodyReader: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
+/// A reader whose bytes arrive over time from elsewhere (an asynchronous sequence, another
+/// thread): when it has none yet, `read(into:)` returns `notReady` instead of blocking, and the
+/// transport's thread goes on with other transfers until the reader calls `wake`.
+///
+/// Only for a request's own body (`RequestBody.stream`), not for a part of a multipart form.
+public protocol WakingBodyReader: BodyReader {
+    /// Set by the transport before the first read: call it once bytes (or the end) are ready after
+    /// a read returned `notReady`. It may be called from any thread, and more often than needed.
+    var wake: (@Sendable () -> Void)? { get set }
+}
+
+extension WakingBodyReader {
+    /// What `read(into:)` returns when no bytes are ready yet.
+    public static var notReady: Int { -1 }
+}
+
 /// Reads a `Data` value.
 final class DataBodyReader: BodyReader {
     private let data: Data

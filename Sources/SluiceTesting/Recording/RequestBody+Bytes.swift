@@ -22,6 +22,8 @@ extension RequestBody {
                 while true {
                     let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
                     if count == 0 { return data }
+                    // A `WakingBodyReader` waiting for its bytes: they cannot be read here.
+                    if count < 0 { throw SluiceError(.invalidBody, "The streamed body's bytes arrive over time.") }
                     data.append(contentsOf: buffer[..<count])
                 }
             } catch {

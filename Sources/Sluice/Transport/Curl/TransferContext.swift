@@ -293,6 +293,21 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         activity &+= 1
         guard let reader = bodyReader else { return 0 }
         do {
+            // A reader that waits for its bytes pauses the upload instead of this thread, and wakes
+            // the transfer through the loop's resume command, as a `TransferControl` does.
+            if let waking = reader as? any WakingBodyReader {
+                if waking.wake == nil { waking.wake = { [queue, id] in queue.send(.resume(id)) } }
+                let count = try waking.read(into: buffer)
+                if count < 0 {
+                    isPaused = true
+                    return Int(SLUICE_READFUNC_PAUSE)
+                }
+                if count > 0 {
+                    sent += Int64(count)
+                    reportUpload()
+                }
+                return count
+            }
             let count = try reader.read(into: buffer)
             if count > 0 {
                 sent += Int64(count)
