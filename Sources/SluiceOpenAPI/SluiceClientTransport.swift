@@ -8,7 +8,7 @@ import SluiceHTTPTypes
 /// through the client's chain (its interceptors, retries, redirects, credentials) to its
 /// transport.
 ///
-///     let transport = SluiceClientTransport(client: Client())
+///     let transport = SluiceClientTransport(client: try Client())
 ///     let api = APIClient(serverURL: try Servers.Server1.url(), transport: transport)
 ///     let greeting = try await api.getGreeting(query: .init(name: "Ada")).ok.body.json
 ///
