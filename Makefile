@@ -72,7 +72,7 @@ TSAN_SUITES := $(TSAN_SUITES)|ChainResponse|CommandQueueTests|SuspensionRaceTest
 TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|OnePathTests|TransportExecutorTests
 TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests
 TSAN_SUITES := $(TSAN_SUITES)|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests|WakingBodyReaderTests
-TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests
+TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests|ReportListenerTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 

@@ -3,7 +3,6 @@ import InMemoryTracing
 import Sluice
 import SluiceTesting
 import SluiceTracing
-import Synchronization
 import Testing
 import Tracing
 import W3CTraceContext
@@ -127,38 +126,6 @@ import W3CTraceContext
             let reply = try echo(of: try await client.get(server.url(for: .echo).absoluteString).value)
             #expect(reply.header("traceparent") == nil)
         }
-    }
-
-    @Test func anInterceptorHearsTheReportsMadeBelowIt() async throws {
-        let stub = StubTransport { request in
-            request.url.path == "/a" ? .response(status: 302, headers: ["Location": "/b"]) : .response(status: 200)
-        }
-        let heard = Heard()
-        let client = try Client(interceptors: [ListeningInterceptor(heard: heard)], transport: stub)
-        _ = try await client.get("http://example.com/a").value
-        #expect(heard.names == ["redirected"])
-    }
-}
-
-/// Notes the names of the reports it hears.
-private final class Heard: Sendable {
-    private let state = Mutex<[String]>([])
-    var names: [String] { state.withLock { $0 } }
-    func add(_ kind: TaskEvent.Kind) {
-        let name: String
-        switch kind {
-        case .redirected: name = "redirected"
-        case .retried: name = "retried"
-        default: name = "other"
-        }
-        state.withLock { $0.append(name) }
-    }
-}
-
-private struct ListeningInterceptor: Interceptor {
-    let heard: Heard
-    func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
-        chain.proceed(request, reportingTo: { heard.add($0) })
     }
 }
 
