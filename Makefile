@@ -70,7 +70,9 @@ TSAN_SUITES := $(TSAN_SUITES)|TaskEventTests|RequestTaskTests|ChainRegressionTes
 TSAN_SUITES := $(TSAN_SUITES)|InterceptorChainTests|RedirectHandOffTests|MetricsAggregatorTests|TransferControlRaceTests
 TSAN_SUITES := $(TSAN_SUITES)|ChainResponse|CommandQueueTests|SuspensionRaceTests|ResponseBodyStreamTests
 TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|OnePathTests|TransportExecutorTests
-TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests|UploadVerbTests|CoalescingTests
+TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests|UploadVerbTests
+TSAN_SUITES := $(TSAN_SUITES)|CoalescingTests|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests
+TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests|ReportListenerTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
@@ -116,6 +118,7 @@ lint:
 	@# (Docs/Decisions.md). Scoped imports (`import struct Foundation.Date`) load it just the same.
 	@! grep -rnE '^[a-z@_ ]*import +((struct|class|enum|protocol|typealias|func|var|let) +)?Foundation(XML|Networking|Internationalization)?([. ;]|$$)' \
 		Sources/Sluice Sources/SluiceSignals Sources/SluiceFormats Sources/SluiceReachability \
+		Sources/SluiceHTTPTypes Sources/SluiceOpenAPI Sources/SluiceTracing Sources/SluiceMetrics Sources/SluiceHAR \
 		|| { echo "Sluice and SluiceSignals import FoundationEssentials, not Foundation"; exit 1; }
 
 clean:

@@ -10,6 +10,13 @@ let package = Package(
         .library(name: "SluiceFormats", targets: ["SluiceFormats"]),
         .library(name: "SluiceReachability", targets: ["SluiceReachability"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+        // The integrations with the server-side Swift ecosystem, each a product of its own so that
+        // an application that does not use one never builds its dependencies.
+        .library(name: "SluiceHTTPTypes", targets: ["SluiceHTTPTypes"]),
+        .library(name: "SluiceOpenAPI", targets: ["SluiceOpenAPI"]),
+        .library(name: "SluiceTracing", targets: ["SluiceTracing"]),
+        .library(name: "SluiceMetrics", targets: ["SluiceMetrics"]),
+        .library(name: "SluiceHAR", targets: ["SluiceHAR"]),
     ],
     dependencies: [
         // SwiftNIO runs MockServer, the loopback HTTP server in SluiceTesting.
@@ -23,6 +30,16 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // Property-based tests (SluiceTests only).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        // The ecosystem's shared HTTP types (SluiceHTTPTypes, SluiceOpenAPI only).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // OpenAPI-generated clients run on Sluice through its ClientTransport (SluiceOpenAPI only).
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // Spans and context propagation (SluiceTracing only).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Counters and timers for any metrics backend (SluiceMetrics only).
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // W3C `traceparent` parsing for the tracing tests' instrument (SluiceEcosystemTests only).
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
     ],
     targets: [
         // libcurl, through a module map and a header of typed wrappers (Swift cannot call C variadics).
@@ -68,9 +85,30 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Conversions between Sluice's requests, responses and headers and swift-http-types'.
+        .target(
+            name: "SluiceHTTPTypes",
+            dependencies: ["Sluice", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // swift-openapi-runtime's ClientTransport on a Sluice client.
+        .target(
+            name: "SluiceOpenAPI",
+            dependencies: [
+                "Sluice", "SluiceHTTPTypes", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]),
+        // A span per request, with the trace context injected into its headers.
+        .target(
+            name: "SluiceTracing",
+            dependencies: ["Sluice", .product(name: "Tracing", package: "swift-distributed-tracing")]),
+        // Requests, errors, latency and bytes per host, through swift-metrics.
+        .target(
+            name: "SluiceMetrics",
+            dependencies: ["Sluice", .product(name: "Metrics", package: "swift-metrics")]),
+        // HAR 1.2 files of what a client did, for browsers' developer tools and HAR viewers.
+        .target(name: "SluiceHAR", dependencies: ["Sluice"]),
         // The guided tour run by `make demo`.
         .executableTarget(
-            name: "Playground", dependencies: ["Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting"],
+            name: "Playground",
+            dependencies: ["Sluice", "SluiceFormats", "SluiceReachability", "SluiceTesting", "SluiceHAR"],
             path: "Playground"),
         // A process that exits while the transport's loop thread works, run as children by the
         // exit tests (SluiceTests only).
@@ -84,6 +122,26 @@ let package = Package(
         // fuzz target (test support, not a product).
         .target(name: "QueryStringDecoding", dependencies: ["Sluice"], path: "Tests/QueryStringDecoding"),
         .testTarget(name: "SluiceSignalsTests", dependencies: ["SluiceSignals"]),
+        // The client swift-openapi-generator made from Tests/MockServerAPI/openapi.yaml, committed
+        // (see that file to regenerate it); a module of its own, as its `Client` is not Sluice's.
+        .target(
+            name: "MockServerAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            path: "Tests/MockServerAPI", exclude: ["openapi.yaml", "openapi-generator-config.yaml", "postprocess.py"]),
+        // The integrations' tests, in one target: each test target is linked four times in CI.
+        .testTarget(
+            name: "SluiceEcosystemTests",
+            dependencies: [
+                "Sluice", "SluiceTesting", "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceTracing", "SluiceMetrics",
+                "SluiceHAR", "MockServerAPI",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            ]),
         .testTarget(
             name: "SluiceTests",
             dependencies: [

@@ -38,6 +38,7 @@ do {
     try await OneRequestsOptions.run(client)
     try await EventStreamTour.run(client)
     try await ResumableDownloads.run(client)
+    try await RecordingTour.run(baseURL: baseURL)
     try await ReachabilityTour.run(client)
     try await TLSTour.run()
     try await ConnectionsTour.run()

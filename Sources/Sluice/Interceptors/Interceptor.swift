@@ -35,6 +35,9 @@ public struct InterceptorChain: Sendable {
     let interceptors: [any Interceptor]
     let index: Int
     let exchange: Exchange
+    /// Told of every report made further down (see `proceed(_:reportingTo:)`); nil when no
+    /// interceptor asked, which is the common case and costs two words per chain.
+    var listener: ReportListener? = nil
 
     /// The request as it entered the chain, before any interceptor changed it.
     public var originalRequest: Request { exchange.originalRequest }
@@ -50,13 +53,41 @@ public struct InterceptorChain: Sendable {
     /// A cold producer that sends `request` through the rest of the chain; every start sends it again.
     public func proceed(_ request: Request) -> SignalProducer<Response, SluiceError> {
         guard index < interceptors.count else { return exchange.transfer(request) }
-        let next = InterceptorChain(interceptors: interceptors, index: index + 1, exchange: exchange)
+        let next = InterceptorChain(
+            interceptors: interceptors, index: index + 1, exchange: exchange, listener: listener)
         return interceptors[index].intercept(request, chain: next)
     }
 
+    /// Sends `request` through the rest of the chain as `proceed(_:)` does, and tells `listener` of
+    /// every step the interceptors further down report (`report(_:)`: retries, redirect hops), as
+    /// they report it, also when nobody watches the client's events.
+    ///
+    /// For an interceptor that follows one request across its hops, such as a tracing span opened
+    /// first in the chain: it sees the request once, and only the interceptors below it retry and
+    /// redirect. Listeners of interceptors further up are told too.
+    public func proceed(_ request: Request, reportingTo listener: @escaping ReportListener) -> SignalProducer<
+        Response, SluiceError
+    > {
+        var chain = self
+        if let outer = self.listener {
+            chain.listener = { kind in
+                listener(kind)
+                outer(kind)
+            }
+        } else {
+            chain.listener = listener
+        }
+        return chain.proceed(request)
+    }
+
     /// Reports a step of the request's lifecycle (a retry, a redirect) to the client's and the
-    /// request's event observers.
+    /// request's event observers, and to the listeners of the interceptors above.
     public func report(_ event: TaskEvent.Kind) {
+        listener?(event)
         exchange.report(event)
     }
+
+    /// Told of the steps the interceptors further down the chain report (see
+    /// `proceed(_:reportingTo:)`), on the thread that reports them. Keep it short.
+    public typealias ReportListener = @Sendable (TaskEvent.Kind) -> Void
 }

@@ -133,17 +133,24 @@ extension BodyProvider {
     /// A provider of the bytes an `AsyncSequence` yields, sent as they come (chunked when `length`
     /// is nil) without blocking the transport: when the sequence falls behind, the sending pauses.
     ///
-    /// A sequence is read once: a retry or a redirect that must send the body again (307, 308)
-    /// fails with `.invalidBody`; a failing sequence fails the request with `.invalidBody`.
-    public init<Bytes: AsyncSequence & Sendable>(bytes: Bytes, length: Int64? = nil) where Bytes.Element == Data {
+    /// Unless `canRepeat` says the sequence can be iterated again from its start, it is read once:
+    /// a retry or a redirect that must send the body again (307, 308) fails with `.invalidBody`.
+    /// A failing sequence fails the request with `.invalidBody`. At most `bufferLimit` bytes wait
+    /// between the sequence and the network.
+    public init<Bytes: AsyncSequence & Sendable>(
+        bytes: Bytes, length: Int64? = nil, canRepeat: Bool = false, bufferLimit: Int = 256 * 1024
+    ) where Bytes.Element == Data {
         let used = Mutex(false)
         self.init(length: length) {
-            guard !used.withLock({ $0 }) else {
+            let again = used.withLock { used in
+                defer { used = true }
+                return used
+            }
+            if again && !canRepeat {
                 throw SluiceError(
                     .invalidBody, "An async sequence body can be sent once; a retry or redirect needed it again.")
             }
-            used.withLock { $0 = true }
-            return AsyncSequenceBodyReader(bytes)
+            return AsyncSequenceBodyReader(bytes, bufferLimit: bufferLimit)
         }
     }
 }
