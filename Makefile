@@ -73,6 +73,8 @@ TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|
 TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests|UploadVerbTests
 TSAN_SUITES := $(TSAN_SUITES)|CoalescingTests|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests
 TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests|ReportListenerTests
+TSAN_SUITES := $(TSAN_SUITES)|CookieJarTests|CacheStoreTests|CacheFreshnessTests|DownloadTests|DownloadResumeTests
+TSAN_SUITES := $(TSAN_SUITES)|EventStreamTests|HARRecorderTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 

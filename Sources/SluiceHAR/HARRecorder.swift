@@ -20,7 +20,7 @@ public final class HARRecorder: Sendable {
     public let bodyLimit: Int
     /// What is left out of URLs and headers.
     public let redaction: Redaction
-    private let recorded = Mutex<[HAREntry]>([])
+    private let recorded = Lock<[HAREntry]>([])
 
     /// A recorder, of bodies too when `bodies` is true.
     public init(bodies: Bool = false, bodyLimit: Int = 1 << 20, redaction: Redaction = .default) {

@@ -1,4 +1,5 @@
 import Metrics
+import Sluice
 import Synchronization
 
 /// The counters and timers of each host, made once per host and factory and then reused: a
@@ -12,8 +13,8 @@ final class HostInstruments: Sendable {
         let factory: ObjectIdentifier?
     }
 
-    private let counters = Mutex<[Key: Counter]>([:])
-    private let timers = Mutex<[Key: Timer]>([:])
+    private let counters = Lock<[Key: Counter]>([:])
+    private let timers = Lock<[Key: Timer]>([:])
 
     func requests(host: String, factory: any MetricsFactory) -> Counter {
         counter("sluice.requests", host: host, type: nil, factory: factory)

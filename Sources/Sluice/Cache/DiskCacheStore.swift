@@ -48,7 +48,7 @@ final class DiskCacheIndex: Sendable {
         var writes: UInt64 = 0
     }
 
-    private static let registry = Mutex<[String: WeakIndex]>([:])
+    private static let registry = Lock<[String: WeakIndex]>([:])
 
     private struct WeakIndex {
         weak var index: DiskCacheIndex?
@@ -56,18 +56,24 @@ final class DiskCacheIndex: Sendable {
 
     let directory: String
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let queue: DispatchQueue
 
     /// The index of `directory`: the one already open in this process, or a new one.
     static func shared(for directory: URL, capacity: Int) throws(SluiceError) -> DiskCacheIndex {
         let path = directory.standardizedFileURL.path
-        return try registry.withLock { (registry) throws(SluiceError) -> DiskCacheIndex in
-            if let open = registry[path]?.index { return open }
-            let index = try DiskCacheIndex(directory: path, capacity: capacity)
-            registry[path] = WeakIndex(index: index)
-            return index
-        }
+        // `Lock`, not `Mutex` (here and in `state`): clients on many threads contend for them, and a
+        // contended `Mutex` hands over in the kernel, where the thread sanitizer cannot see it.
+        return try registry.withLock { registry -> Result<DiskCacheIndex, SluiceError> in
+            if let open = registry[path]?.index { return .success(open) }
+            do throws(SluiceError) {
+                let index = try DiskCacheIndex(directory: path, capacity: capacity)
+                registry[path] = WeakIndex(index: index)
+                return .success(index)
+            } catch {
+                return .failure(error)
+            }
+        }.get()
     }
 
     private init(directory: String, capacity: Int) throws(SluiceError) {

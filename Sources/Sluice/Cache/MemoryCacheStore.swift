@@ -13,7 +13,7 @@ final class MemoryCacheStore: CacheStore {
     }
 
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(capacity: Int) { self.capacity = capacity }
 

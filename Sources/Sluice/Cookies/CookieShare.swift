@@ -15,7 +15,7 @@ final class CookieShare: @unchecked Sendable {
     // jar's own handle is used only while `lock` is held.
     let raw: UnsafeMutablePointer<sluice_share>
     private let control: UnsafeMutableRawPointer
-    private let lock = Mutex(())
+    private let lock = Lock(())
 
     init() throws(SluiceError) {
         Curl.globalInit
@@ -56,17 +56,21 @@ final class CookieShare: @unchecked Sendable {
 
     /// Hands libcurl one CURLOPT_COOKIELIST command each: a cookie line, or `ALL` / `SESS`.
     func send(_ commands: [String]) throws(SluiceError) {
-        try lock.withLock { (_) throws(SluiceError) in
+        // `Lock`, not `Mutex`: the transport's thread and the user's contend for it, and a
+        // contended `Mutex` hands over in the kernel, where the thread sanitizer cannot see it.
+        let refused = lock.withLock { _ -> SluiceError? in
             for command in commands {
                 let code = command.withCString { sluice_easy_setopt_string(control, CURLOPT_COOKIELIST, $0) }
                 guard code == CURLE_OK else {
-                    throw SluiceError(
+                    return SluiceError(
                         .invalidCookie,
                         "libcurl refused the cookie \(command.debugDescription): \(String(cString: curl_easy_strerror(code))).",
                         curlCode: Int(code.rawValue))
                 }
             }
+            return nil
         }
+        if let refused { throw refused }
     }
 
     deinit {

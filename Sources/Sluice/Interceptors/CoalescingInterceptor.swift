@@ -96,7 +96,7 @@ final class CoalescingRegistry: Sendable {
         var nextID: UInt64 = 1
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// The shared transfer for `key`, joined or made with `make`; whether it was joined.
     func join(

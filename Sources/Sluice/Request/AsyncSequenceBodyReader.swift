@@ -27,7 +27,7 @@ final class AsyncSequenceBodyReader: BodyReader, Sendable {
         var pump: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let bufferLimit: Int
     private let start: @Sendable (AsyncSequenceBodyReader) -> Task<Void, Never>
 
@@ -140,7 +140,7 @@ extension BodyProvider {
     public init<Bytes: AsyncSequence & Sendable>(
         bytes: Bytes, length: Int64? = nil, canRepeat: Bool = false, bufferLimit: Int = 256 * 1024
     ) where Bytes.Element == Data {
-        let used = Mutex(false)
+        let used = Lock(false)
         self.init(length: length) {
             let again = used.withLock { used in
                 defer { used = true }

@@ -16,7 +16,7 @@ public final class RecordingTransport: Transport {
     public let inner: any Transport
     /// What is redacted from URLs and headers.
     public let redaction: Redaction
-    private let exchanges = Mutex<[RecordedExchange]>([])
+    private let exchanges = Lock<[RecordedExchange]>([])
 
     /// A recorder that sends through `transport`.
     public init(wrapping transport: any Transport, redaction: Redaction = .default) {
@@ -40,7 +40,7 @@ public final class RecordingTransport: Transport {
         TransferEvent, SluiceError
     > {
         SignalProducer { [self] observer, lifetime in
-            let parts = Mutex<(head: ResponseHead?, body: Data)>((nil, Data()))
+            let parts = Lock<(head: ResponseHead?, body: Data)>((nil, Data()))
             lifetime += inner.transfer(request, control: control).start { [self] event in
                 if case .value(let transferEvent) = event {
                     switch transferEvent {

@@ -20,12 +20,12 @@ extension SluiceError.Code {
 public final class ReplayTransport: Transport {
     /// What is redacted from the URLs matched, as it was when they were recorded.
     public let redaction: Redaction
-    private let remaining: Mutex<[RecordedExchange]>
+    private let remaining: Lock<[RecordedExchange]>
 
     /// Replays `recording`.
     public init(_ recording: Recording, redaction: Redaction = .default) {
         self.redaction = redaction
-        remaining = Mutex(recording.exchanges)
+        remaining = Lock(recording.exchanges)
     }
 
     /// Replays the recording in the file at `url`.
