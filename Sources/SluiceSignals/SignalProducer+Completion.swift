@@ -5,9 +5,10 @@ extension SignalProducer where Failure: AwaitableFailure {
     ///
     /// - with the last value, when the producer completes after sending one;
     /// - with the failure, when it fails;
-    /// - with `Failure.noValue(.interrupted)` when the work is interrupted: the returned
-    ///   disposable was disposed, or something else cancelled it (`Client.cancelAll`, a task's
-    ///   `cancel()`). For Sluice's requests that is a `SluiceError` whose code is `.cancelled`;
+    /// - with `Failure.noValue(.interrupted)` when the work is interrupted before any value: the
+    ///   returned disposable was disposed, or something else cancelled it (`Client.cancelAll`, a
+    ///   task's `cancel()`). For Sluice's requests that is a `SluiceError` whose code is
+    ///   `.cancelled`. Interrupted after a value (the response had arrived), with that value;
     /// - with `Failure.noValue(.completed)` when it completes without a value.
     ///
     /// The stream contract is unchanged (an interruption is not a failure): this is the form for
@@ -31,7 +32,13 @@ extension SignalProducer where Failure: AwaitableFailure {
             switch event {
             case .value(let value): last.withLock { $0 = value }
             case .failed(let error): completion(.failure(error))
-            case .interrupted: completion(.failure(.noValue(.interrupted)))
+            case .interrupted:
+                // Interrupted after its value (the response had arrived): it ended with that value.
+                if let value = last.withLock({ $0 }) {
+                    completion(.success(value))
+                } else {
+                    completion(.failure(.noValue(.interrupted)))
+                }
             case .completed:
                 if let value = last.withLock({ $0 }) {
                     completion(.success(value))

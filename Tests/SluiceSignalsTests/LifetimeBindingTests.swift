@@ -99,3 +99,19 @@ struct LifetimeBindingTests {
         #expect(source.starts.withLock { $0 } == 1)
     }
 }
+
+/// `startWithCompletion` on producers of any failure that can say "no value".
+@Suite("Completion handlers")
+struct CompletionHandlerTests {
+    @Test func anInterruptionAfterAValueEndsWithThatValueAndBeforeOneWithNoValue() {
+        let (signal, input) = Signal<Int, TestError>.pipe()
+        let producer = SignalProducer<Int, TestError> { observer, lifetime in lifetime += signal.observe(observer) }
+        let results = Lock<[Result<Int, TestError>]>([])
+        let first = producer.startWithCompletion { result in results.withLock { $0.append(result) } }
+        input.send(value: 7)
+        first.dispose()
+        let second = producer.startWithCompletion { result in results.withLock { $0.append(result) } }
+        second.dispose()
+        #expect(results.withLock { $0 } == [.success(7), .failure(.ended(.interrupted))])
+    }
+}
