@@ -68,11 +68,11 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
             return "the value of \(name) has the byte 0x\(String(byte, radix: 16))"
         }
         if domain.utf8.contains(where: { Self.isForbidden($0) || $0 == 0x20 || $0 == UInt8(ascii: "/") })
-            || domain.hasPrefix(".")
+            || domain.utf8.first == UInt8(ascii: ".")
         {
             return "its domain \(domain.debugDescription) is not a host name"
         }
-        if !path.hasPrefix("/") || path.utf8.contains(where: Self.isForbidden) {
+        if path.utf8.first != UInt8(ascii: "/") || path.utf8.contains(where: Self.isForbidden) {
             return "its path \(path.debugDescription) does not start with / or has a control byte"
         }
         return nil

@@ -39,12 +39,15 @@ enum NetscapeCookieFile {
 
     /// The cookie on one line, or nil for a comment or a blank line.
     static func parseLine(_ line: Substring) throws(LineProblem) -> Cookie? {
+        // Prefixes are compared scalar by scalar: as Characters, a `.`, `#` or `_` followed by a
+        // combining mark is one Character that no longer starts with it (the fuzzer found a
+        // domain starting with U+065A that read back with its dot).
         var line = line
         var isHTTPOnly = false
-        if line.hasPrefix(httpOnlyPrefix) {
+        if line.unicodeScalars.starts(with: httpOnlyPrefix.unicodeScalars) {
             isHTTPOnly = true
-            line = line.dropFirst(httpOnlyPrefix.count)
-        } else if line.hasPrefix("#") || line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+            line = Substring(line.unicodeScalars.dropFirst(httpOnlyPrefix.unicodeScalars.count))
+        } else if line.unicodeScalars.first == "#" || line.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) {
             return nil
         }
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -55,7 +58,7 @@ enum NetscapeCookieFile {
         }
         var domain = fields[0]
         let includesSubdomains = try flag(fields[1], "the subdomain flag")
-        if domain.hasPrefix(".") { domain = domain.dropFirst() }
+        if domain.unicodeScalars.first == "." { domain = Substring(domain.unicodeScalars.dropFirst()) }
         let isSecure = try flag(fields[3], "the secure flag")
         guard let seconds = Int64(fields[4]), seconds >= 0 else {
             throw LineProblem(reason: "its expiry \(String(fields[4]).debugDescription) is not a number of seconds")
