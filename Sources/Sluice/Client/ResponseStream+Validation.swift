@@ -9,12 +9,7 @@ extension ResponseStream {
     /// `.unacceptableContentType` unless the `Content-Type` matches the request's `Accept` header
     /// (when it has one), before any chunk is delivered.
     public func validate() -> ResponseStream {
-        adding { (response) throws(SluiceError) in
-            try ResponseValidation.check(response, statuses: .successful)
-            if let accepted = MediaRange.accepted(by: response.request) {
-                try ResponseValidation.check(response, contentTypes: accepted)
-            }
-        }
+        adding(ResponseValidation.checkDefault)
     }
 
     /// This stream, failing with `.unacceptableStatusCode` unless the status is in `range`.

@@ -12,12 +12,7 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Fails with `.unacceptableStatusCode` unless the status is 2xx, then with `.unacceptableContentType`
     /// unless the `Content-Type` matches the request's `Accept` header (when the request has one).
     public func validate() -> SignalProducer<Response, SluiceError> {
-        validating { (response) throws(SluiceError) in
-            try ResponseValidation.check(response, statuses: .successful)
-            if let accepted = MediaRange.accepted(by: response.request) {
-                try ResponseValidation.check(response, contentTypes: accepted)
-            }
-        }
+        validating(ResponseValidation.checkDefault)
     }
 
     /// Fails with `.unacceptableStatusCode` unless the status is in `range`.
@@ -128,6 +123,15 @@ struct AcceptableStatuses: Sendable {
 
 /// The checks behind the operators, as throwing functions of a response.
 enum ResponseValidation {
+    /// What `validate()` checks, on a response or a stream's head: a 2xx status, then a
+    /// `Content-Type` the request's `Accept` header allows (when it has one).
+    static func checkDefault(_ response: Response) throws(SluiceError) {
+        try check(response, statuses: .successful)
+        if let accepted = MediaRange.accepted(by: response.request) {
+            try check(response, contentTypes: accepted)
+        }
+    }
+
     /// Throws `.unacceptableStatusCode` unless `statuses` contains the response's status.
     static func check(_ response: Response, statuses: AcceptableStatuses) throws(SluiceError) {
         guard !statuses.contains(response.status) else { return }
