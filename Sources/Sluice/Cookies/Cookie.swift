@@ -68,7 +68,7 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
             return "the value of \(name) has the byte 0x\(String(byte, radix: 16))"
         }
         if domain.utf8.contains(where: { Self.isForbidden($0) || $0 == 0x20 || $0 == UInt8(ascii: "/") })
-            || domain.utf8.first == UInt8(ascii: ".")
+            || domain.utf8.first == UInt8(ascii: ".") || domain.utf8.first == UInt8(ascii: "#")
         {
             return "its domain \(domain.debugDescription) is not a host name"
         }
