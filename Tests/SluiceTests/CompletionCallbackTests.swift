@@ -35,9 +35,9 @@ struct CompletionCallbackTests {
         try await withServer { server, transport in
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             let outcomes = Outcomes()
-            let request = client.get(server.url(for: .delay(.seconds(5))).absoluteString)
+            let request = client.get(server.url(for: .delay(.seconds(60))).absoluteString)
                 .startWithCompletion(outcomes.record)
-            try await eventually("the request reaches the server") { !server.requests(to: "/delay/5000").isEmpty }
+            try await eventually("the request reaches the server") { !server.requests(to: "/delay/60000").isEmpty }
             request.dispose()
             try await eventually("the handler runs") { outcomes.count == 1 }
             #expect(outcomes.errorCode == .cancelled)
@@ -50,12 +50,12 @@ struct CompletionCallbackTests {
             let outcomes = Outcomes()
             // A result handler still hears nothing of a cancellation (the stream contract)…
             let results = Mutex(0)
-            _ = client.get(server.url(for: .delay(.seconds(5))).absoluteString)
+            _ = client.get(server.url(for: .delay(.seconds(60))).absoluteString)
                 .startWithResult { _ in results.withLock { $0 += 1 } }
             // …a completion handler does.
-            _ = client.get(server.url(for: .delay(.seconds(5))).absoluteString)
+            _ = client.get(server.url(for: .delay(.seconds(60))).absoluteString)
                 .validate().startWithCompletion(outcomes.record)
-            try await eventually("both requests are in flight") { server.requests(to: "/delay/5000").count == 2 }
+            try await eventually("both requests are in flight") { server.requests(to: "/delay/60000").count == 2 }
             #expect(client.cancelAll() == 2)
             try await eventually("the handler runs") { outcomes.count == 1 }
             #expect(outcomes.errorCode == .cancelled)

@@ -154,11 +154,11 @@ struct OnePathTests {
     @Test func disposingTheFirstHopInterruptsOnceAndLeavesNothingInFlight() async throws {
         try await withServer { server, transport in
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-            let slow = server.url(for: .delay(.seconds(5)))
+            let slow = server.url(for: .delay(.seconds(60)))
             let events = Mutex<[Event<Response, SluiceError>]>([])
             let disposable = client.get(slow.absoluteString).start { event in events.withLock { $0.append(event) } }
             try await eventually("the first hop reaches the server", timeout: .seconds(5)) {
-                !server.requests(to: .delay(.seconds(5))).isEmpty
+                !server.requests(to: .delay(.seconds(60))).isEmpty
             }
             disposable.dispose()
             try await Task.sleep(for: .milliseconds(300))
