@@ -24,6 +24,14 @@ public final class ResponseChunks: Sendable {
         var isDelivering = false
         var suspendedTransfer = false
         var isEndDelivered = false
+
+        /// Makes the caller the one thread that delivers, unless another already is: only the
+        /// caller that gets true may call `deliver()`, so two loops never send at once.
+        mutating func claimDelivery() -> Bool {
+            guard !isDelivering else { return false }
+            isDelivering = true
+            return true
+        }
     }
 
     private let state = Lock(State())
@@ -44,18 +52,18 @@ public final class ResponseChunks: Sendable {
     /// `.bodyAlreadyRead`); disposing it stops reading, and the chunks after are dropped.
     public var chunks: SignalProducer<Data, SluiceError> {
         SignalProducer { [self] observer, lifetime in
-            let accepted = state.withLock { s -> Bool in
-                guard !s.isRead, !s.isDiscarded else { return false }
+            let start = state.withLock { s -> (accepted: Bool, mustDeliver: Bool) in
+                guard !s.isRead, !s.isDiscarded else { return (false, false) }
                 s.isRead = true
                 s.reader = observer
-                return true
+                return (true, s.claimDelivery())
             }
-            guard accepted else {
+            guard start.accepted else {
                 observer.send(error: SluiceError(.bodyAlreadyRead, "The response body was already read or discarded."))
                 return
             }
             lifetime.observeEnded { [self] in discard() }
-            deliver()
+            if start.mustDeliver { deliver() }
         }
     }
 
@@ -74,7 +82,7 @@ public final class ResponseChunks: Sendable {
                 }
                 return false
             }
-            return !s.isDelivering
+            return s.claimDelivery()
         }
         if mustDeliver { deliver() }
     }
@@ -94,7 +102,7 @@ public final class ResponseChunks: Sendable {
             guard s.end == nil else { return false }
             s.end = .some(error)
             s.metrics = metrics
-            return s.reader != nil && !s.isDelivering
+            return s.reader != nil && s.claimDelivery()
         }
         if mustDeliver { deliver() }
     }
@@ -114,7 +122,8 @@ public final class ResponseChunks: Sendable {
         if resume { control?.resume() }
     }
 
-    /// Hands what waits to the reader, in order, until nothing does (see `State.isDelivering`).
+    /// Hands what waits to the reader, in order, until nothing does; called only by the thread that
+    /// claimed the delivery (see `State.claimDelivery`), which gives it up here.
     private func deliver() {
         var resume = false
         while true {
@@ -139,7 +148,6 @@ public final class ResponseChunks: Sendable {
                     s.isDelivering = false
                     return nil
                 }
-                s.isDelivering = true
                 return (reader, chunks, end)
             }
             if resume {
