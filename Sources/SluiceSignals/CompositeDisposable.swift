@@ -1,9 +1,13 @@
 import Synchronization
 
+// Not final, for one subclass in this module only (`SinkSubscription`, a started producer's
+// subscription and sink in one object); its members are final, so calls need no dynamic dispatch.
+// `@unchecked`: a class that is not final cannot be checked; its state is guarded as noted below.
+
 /// Disposes many disposables together, in the order they were added.
 ///
 /// A disposable added after the composite was disposed is disposed at once.
-public final class CompositeDisposable: Disposable {
+public class CompositeDisposable: Disposable, @unchecked Sendable {
     /// One thing to dispose: a disposable, or a closure (cheaper: no wrapper object).
     @usableFromInline
     enum Entry: Sendable {
@@ -59,20 +63,15 @@ public final class CompositeDisposable: Disposable {
     // are short and never call out, hence `nonisolated(unsafe)` and no exclusivity checks.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var storage = State()
     @usableFromInline let disposed: Atomic<Bool>
-    /// Whether the subscription this composite belongs to has delivered its terminal event; kept
-    /// here so that a started producer's sink needs no object of its own (see `SignalProducer.start`).
-    @usableFromInline let sinkTerminated: Atomic<Bool>
-
     /// Creates an empty composite.
     @inlinable
     public init() {
         disposed = Atomic(false)
-        sinkTerminated = Atomic(false)
     }
 
     /// Runs `body` with the entries locked.
     @inlinable
-    func withState<R>(_ body: (inout State) -> R) -> R {
+    final func withState<R>(_ body: (inout State) -> R) -> R {
         spin.lock()
         defer { spin.unlock() }
         return body(&storage)
@@ -86,11 +85,11 @@ public final class CompositeDisposable: Disposable {
 
     /// Whether `dispose()` has been called.
     @inlinable
-    public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    public final var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
     /// Adds a disposable; returns a handle that removes it again (without disposing it).
     @discardableResult
-    public func add(_ disposable: (any Disposable)?) -> (any Disposable)? {
+    public final func add(_ disposable: (any Disposable)?) -> (any Disposable)? {
         guard let disposable else { return nil }
         let id = withState { s -> UInt64? in
             if s.isDisposed { return nil }
@@ -115,25 +114,25 @@ public final class CompositeDisposable: Disposable {
 
     /// Adds a closure to run when the composite is disposed.
     @discardableResult
-    public func add(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+    public final func add(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         add(AnyDisposable(action))
     }
 
     /// Adds a disposable without making a handle to remove it again (cheaper than `add`).
     @inlinable
-    func insert(_ disposable: (any Disposable)?) {
+    final func insert(_ disposable: (any Disposable)?) {
         guard let disposable else { return }
         insert(entry: .disposable(disposable))
     }
 
     /// Adds a closure without a handle to remove it again (cheaper than `add`).
     @inlinable
-    func insert(action: @escaping @Sendable () -> Void) {
+    final func insert(action: @escaping @Sendable () -> Void) {
         insert(entry: .action(action))
     }
 
     @inlinable
-    func insert(entry: Entry) {
+    final func insert(entry: Entry) {
         let added = withState { s -> Bool in
             if s.isDisposed { return false }
             s.append((s.nextID, entry))
@@ -145,7 +144,7 @@ public final class CompositeDisposable: Disposable {
 
     /// Disposes every disposable added, in order, once.
     @inlinable
-    public func dispose() {
+    public final func dispose() {
         // The entries are moved out whole (a swap, no copy of each entry and no retain and
         // release of what it holds), and run outside the lock.
         var taken = State()

@@ -41,38 +41,17 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     /// sends before `start` would return (and what they trigger, such as a retry) can never be
     /// overwritten by a late assignment of the returned disposable.
     func start(_ observer: Observer<Value, Failure>, in slot: SerialDisposable) {
-        let disposables = CompositeDisposable()
-        slot.inner = disposables
-        startHandler(Self.sink(.observer(observer), disposables), Lifetime(disposables))
+        let subscription = SinkSubscription(.observer(observer))
+        slot.inner = subscription
+        startHandler(subscription.sink, Lifetime(subscription))
     }
 
     /// Starts the work, its sink handing the events to `delivery`.
     @inlinable
     func start(delivering delivery: SinkDelivery<Value, Failure>) -> any Disposable {
-        let disposables = CompositeDisposable()
-        startHandler(Self.sink(delivery, disposables), Lifetime(disposables))
-        return disposables
-    }
-
-    /// The end of a started producer: hands each event to `delivery`, drops anything after the
-    /// terminal event, and ends the subscription's lifetime once the terminal event is delivered.
-    /// Events arrive serially (see `SignalCore`), so the flag needs no stronger ordering. The user's
-    /// observer or closure is released with the operator chain, which the source's gate lets go of
-    /// as soon as it has delivered its terminal event.
-    @inlinable
-    static func sink(_ delivery: SinkDelivery<Value, Failure>, _ disposables: CompositeDisposable) -> Observer<
-        Value, Failure
-    > {
-        Observer { event in
-            if disposables.sinkTerminated.load(ordering: .relaxed) { return }
-            if event.isTerminating {
-                guard !disposables.sinkTerminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
-                delivery.deliver(event)
-                disposables.dispose()
-            } else {
-                delivery.deliver(event)
-            }
-        }
+        let subscription = SinkSubscription(delivery)
+        startHandler(subscription.sink, Lifetime(subscription))
+        return subscription
     }
 
     /// Starts the work, running `action` for every event.
