@@ -29,8 +29,12 @@ public struct RetryInterceptor: Interceptor {
 
     /// Runs attempts of `request` until one succeeds or the policy stops.
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
+        // Read in place first: most requests are never retried, and copying the policy out (its
+        // sets and closures) would cost them more than the check.
+        let attempts = request.options.retryPolicy?.maxAttempts ?? self.policy.maxAttempts
+        guard attempts > 1 else { return chain.proceed(request) }
         let policy = request.options.retryPolicy ?? self.policy
-        guard policy.maxAttempts > 1, policy.methods.contains(request.method) else { return chain.proceed(request) }
+        guard policy.methods.contains(request.method) else { return chain.proceed(request) }
         var attempt = request
         attempt.options.retryPolicy = .never
         let scheduler = self.scheduler ?? chain.scheduler
