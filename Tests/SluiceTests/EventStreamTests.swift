@@ -116,9 +116,10 @@ struct EventStreamTests {
         let scheduler = TestScheduler()
         var configuration = Client.Configuration()
         configuration.scheduler = scheduler
-        // A port that was just free: nothing listens there, so connecting is refused at once.
-        let (descriptor, port) = try LoopbackSocket.listen(backlog: 1)
-        close(descriptor)
+        // A port bound but not listening: connecting is refused at once, every time, and no other
+        // test's server can take the port meanwhile (one did, once, under load).
+        let (descriptor, port) = try LoopbackSocket.refusing()
+        defer { close(descriptor) }
         let client = try Client(baseURL: "http://127.0.0.1:\(port)/", configuration: configuration)
         let received = Received()
         let reconnection = EventStreamReconnection(delay: .seconds(1), maximumDelay: .seconds(3), maximumFailures: 3)
