@@ -73,9 +73,8 @@ extension Client {
     ) {
         let request = withCookieJar(request)
         let exchange = Exchange(
-            request: request, transport: transport, scheduler: configuration.scheduler, mode: mode, control: control,
-            reporter: reporter, aggregator: metricsAggregator, downstream: downstream, lifetime: lifetime,
-            listedIn: listed ? inFlight : nil)
+            request: request, client: self, mode: mode, control: control, reporter: reporter, downstream: downstream,
+            lifetime: lifetime, listed: listed)
         // After the exchange has listed the request among those in flight: an observer of these
         // events may cancel it through the client.
         reporter?.report(.created)

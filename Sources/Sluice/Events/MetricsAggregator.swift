@@ -32,10 +32,11 @@ final class MetricsAggregator: Sendable {
                 return
             }
             if response.status >= 500 { failures += 1 }
-            guard let metrics = response.metrics else { return }
-            if metrics.reusedConnection { reused += 1 }
-            bytes += metrics.bytesReceived
-            let seconds = metrics.total.timeInterval
+            // Read where they lie: copying the metrics out retained each of their strings.
+            guard let total = response.metrics?.total else { return }
+            if response.metrics?.reusedConnection == true { reused += 1 }
+            bytes += response.metrics?.bytesReceived ?? 0
+            let seconds = total.timeInterval
             if samples.count < MetricsAggregator.windowSize {
                 samples.append(seconds)
             } else {

@@ -16,13 +16,13 @@ final class Exchange: Disposable {
     }
 
     let originalRequest: Request
-    let transport: any Transport
-    let scheduler: any DateScheduler
+    /// The client that sends the request: its transport, scheduler, metrics and requests in flight
+    /// (one reference for the four, retained and released once per start).
+    let client: Client
     let mode: BodyMode
     /// Suspends and resumes the transfer in flight (a task's, a stream's), if any.
     let control: TransferControl?
     let reporter: TaskReporter?
-    let aggregator: MetricsAggregator
     /// Where the response goes, and the subscription it goes to.
     let downstream: Observer<Response, SluiceError>
     let lifetime: Lifetime
@@ -34,30 +34,35 @@ final class Exchange: Disposable {
     /// A terminal event went downstream: what the chain sends after it is dropped.
     let ended = Atomic(false)
     /// The client's requests in flight, which list this one until its subscription ends.
-    private let inFlight: InFlightRequests?
+    /// Whether the start lists the request among the client's requests in flight.
+    private let isListed: Bool
     private let inFlightID: UInt64
     private let disposed = Atomic(false)
 
     init(
-        request: Request, transport: any Transport, scheduler: any DateScheduler, mode: BodyMode,
-        control: TransferControl?, reporter: TaskReporter?, aggregator: MetricsAggregator,
-        downstream: Observer<Response, SluiceError>, lifetime: Lifetime, listedIn inFlight: InFlightRequests?
+        request: Request, client: Client, mode: BodyMode, control: TransferControl?, reporter: TaskReporter?,
+        downstream: Observer<Response, SluiceError>, lifetime: Lifetime, listed: Bool
     ) {
         originalRequest = request
-        self.transport = transport
-        self.scheduler = scheduler
+        self.client = client
         self.mode = mode
         self.control = control
         self.reporter = reporter
-        self.aggregator = aggregator
         self.downstream = downstream
         self.lifetime = lifetime
-        self.inFlight = inFlight
+        isListed = listed
         // Listed before anything else happens (its task's first events, the interceptors):
         // cancelling through the client ends the subscription as disposing it would.
-        inFlightID = inFlight?.add(method: request.method, url: request.url, lifetime: lifetime) ?? 0
-        if inFlight != nil { lifetime += self }
+        inFlightID = listed ? client.inFlight.add(method: request.method, url: request.url, lifetime: lifetime) : 0
+        if listed { lifetime += self }
     }
+
+    /// The transport at the end of the chain.
+    var transport: any Transport { client.transport }
+    /// The scheduler that retries and deadlines wait on.
+    var scheduler: any DateScheduler { client.configuration.scheduler }
+    /// The client's metrics.
+    var aggregator: MetricsAggregator { client.metricsAggregator }
 
     /// Whether the subscription has ended and the request left the client's list.
     var isDisposed: Bool { disposed.load(ordering: .acquiring) }
@@ -65,7 +70,7 @@ final class Exchange: Disposable {
     /// Takes the request off the client's list of requests in flight (its subscription ended).
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        inFlight?.remove(inFlightID)
+        if isListed { client.inFlight.remove(inFlightID) }
     }
 
     /// Told of every transfer's head and progress: notes that a response arrived, and reports both

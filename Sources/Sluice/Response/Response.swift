@@ -54,13 +54,17 @@ public struct Response: Sendable {
     /// The status code, e.g. 200.
     public var status: Int { storage.status }
     /// The header fields of the final response, in order.
-    public var headers: HTTPHeaders { storage.headers }
+    public var headers: HTTPHeaders {
+        _read { yield storage.headers }
+    }
     /// The HTTP version the response used.
     public var httpVersion: HTTPVersion { storage.httpVersion }
     /// The status line and headers.
     public var head: ResponseHead { ResponseHead(status: status, headers: headers, httpVersion: httpVersion) }
     /// The body as it is held: collected bytes, or chunks still arriving.
-    public var content: ResponseContent { storage.content }
+    public var content: ResponseContent {
+        _read { yield storage.content }
+    }
     /// The body, when it was collected in memory (empty for file downloads, bodiless responses and
     /// bodies still streaming: see `content`).
     public var body: Data {
@@ -68,12 +72,18 @@ public struct Response: Sendable {
         return Data()
     }
     /// The file the body was written to, for downloads to a file.
-    public var fileURL: URL? { storage.fileURL }
+    public var fileURL: URL? {
+        _read { yield storage.fileURL }
+    }
     /// Timings and sizes of the transfer (nil while a streaming body is still arriving: its
     /// stream's `metrics` has them at the end).
-    public var metrics: TransferMetrics? { storage.metrics }
+    public var metrics: TransferMetrics? {
+        _read { yield storage.metrics }
+    }
     /// The request that produced this response (after redirects, the one the final hop sent).
-    public var request: Request { storage.request }
+    public var request: Request {
+        _read { yield storage.request }
+    }
     /// Where the response came from: the network, or a cache (`HTTPCache`), directly or after
     /// validating it with the server.
     public var source: ResponseSource { storage.source }
