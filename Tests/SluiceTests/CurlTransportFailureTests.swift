@@ -98,7 +98,9 @@ struct CurlTransportFailureTests {
     }
 
     @Test func cannotConnectToAClosedPort() async throws {
-        let port = try BacklogFullListener.unusedPort()
+        // Bound, not listening: refused, and no other test's server can take the port meanwhile.
+        let (descriptor, port) = try LoopbackSocket.refusing()
+        defer { close(descriptor) }
         await expectFailure(.cannotConnect) {
             try await CurlTransport().send(URL(string: "http://127.0.0.1:\(port)/")!)
         }
@@ -202,14 +204,6 @@ final class BacklogFullListener {
             if let client = LoopbackSocket.connect(to: port, nonBlocking: true) { descriptors.append(client) }
         }
         usleep(50_000)
-    }
-
-    /// A port on 127.0.0.1 where nothing listens.
-    static func unusedPort() throws -> Int {
-        let listener = try BacklogFullListener()
-        let port = listener.port
-        listener.close()
-        return port
     }
 
     func close() {
