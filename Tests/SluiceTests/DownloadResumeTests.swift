@@ -16,28 +16,56 @@ struct DownloadResumeTests {
         return try #require(task.resumeData)
     }
 
-    @Test func aResumedDownloadAsksForTheRestAndAppendsIt() async throws {
+    /// A download of `/file` that failed after about 100,000 bytes, from a server that cuts its
+    /// replies after `cuts`, with everything a test needs to resume it.
+    struct FailedDownload {
+        let server: MockServer
+        let client: Client
+        let flaky: FlakyDownload
+        let directory: URL
+        let file: URL
+        let resume: ResumeData
+    }
+
+    /// Runs `body` with a failed download of `/file` (an entity tag of `"v1"`), in a fresh
+    /// download directory, against a fresh server.
+    static func withFailedDownload(
+        cuts: [Int] = [100_000], _ body: (FailedDownload) async throws -> Void
+    ) async throws {
         try await withServer { server, transport in
             try await withDownloadDirectory { directory in
                 let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                _ = FlakyDownload(
-                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
+                let flaky = FlakyDownload(
+                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: cuts)
                 let file = directory.appendingPathComponent("file.bin")
-                let resume = try await Self.failedDownload(client, to: file)
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                let response = try await task.response.value
-                #expect(response.status == 206)
-                #expect(response.fileURL == file)
-                #expect(try Data(contentsOf: file) == Self.body)
-                #expect(files(in: directory) == ["file.bin"])
-                #expect(log.restarts.isEmpty)
-                let sent = try #require(server.requests(to: "/file").last)
-                #expect(sent.headers["Range"] == "bytes=\(resume.bytesReceived)-")
-                #expect(sent.headers["If-Range"] == "\"v1\"")
-                #expect(task.downloadProgress.value.completed == 300_000, "progress counts the bytes resumed")
-                #expect(task.downloadProgress.value.fraction == 1)
+                let resume = try await failedDownload(client, to: file)
+                try await body(
+                    FailedDownload(
+                        server: server, client: client, flaky: flaky, directory: directory, file: file, resume: resume))
             }
+        }
+    }
+
+    @Test func aResumedDownloadAsksForTheRestAndAppendsIt() async throws {
+        try await Self.withFailedDownload { download in
+            let server = download.server
+            let client = download.client
+            let directory = download.directory
+            let file = download.file
+            let resume = download.resume
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            let response = try await task.response.value
+            #expect(response.status == 206)
+            #expect(response.fileURL == file)
+            #expect(try Data(contentsOf: file) == Self.body)
+            #expect(files(in: directory) == ["file.bin"])
+            #expect(log.restarts.isEmpty)
+            let sent = try #require(server.requests(to: "/file").last)
+            #expect(sent.headers["Range"] == "bytes=\(resume.bytesReceived)-")
+            #expect(sent.headers["If-Range"] == "\"v1\"")
+            #expect(task.downloadProgress.value.completed == 300_000, "progress counts the bytes resumed")
+            #expect(task.downloadProgress.value.fraction == 1)
         }
     }
 
@@ -63,133 +91,116 @@ struct DownloadResumeTests {
     }
 
     @Test func changedContentStartsOverAndSaysSo() async throws {
-        try await withServer { server, transport in
-            try await withDownloadDirectory { directory in
-                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                let flaky = FlakyDownload(
-                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
-                let file = directory.appendingPathComponent("file.bin")
-                let resume = try await Self.failedDownload(client, to: file)
-                let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
-                flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                let response = try await task.response.value
-                #expect(response.status == 200)
-                #expect(try Data(contentsOf: file) == changed)
-                #expect(log.restarts == [.contentChanged])
-                #expect(files(in: directory) == ["file.bin"])
-            }
+        try await Self.withFailedDownload { download in
+            let client = download.client
+            let flaky = download.flaky
+            let directory = download.directory
+            let file = download.file
+            let resume = download.resume
+            let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
+            flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            let response = try await task.response.value
+            #expect(response.status == 200)
+            #expect(try Data(contentsOf: file) == changed)
+            #expect(log.restarts == [.contentChanged])
+            #expect(files(in: directory) == ["file.bin"])
         }
     }
 
     @Test func aRestartIsReportedWithItsHeadAndItsBytesCanBeResumed() async throws {
-        try await withServer { server, transport in
-            try await withDownloadDirectory { directory in
-                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                let flaky = FlakyDownload(
-                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""),
-                    cuts: [100_000, 50_000])
-                let file = directory.appendingPathComponent("file.bin")
-                let resume = try await Self.failedDownload(client, to: file)
-                let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
-                flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
-                // The new content's reply is cut too: the restart was reported all the same.
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                await #expect(throws: SluiceError.self) { try await task.response.value }
-                #expect(log.restarts == [.contentChanged])
-                let again = try #require(task.resumeData)
-                #expect(again.validator == .entityTag("\"v2\""))
-                #expect(again.bytesReceived <= 50_000)
-                let response = try await client.download(resuming: again).response.value
-                #expect(response.status == 206)
-                #expect(try Data(contentsOf: file) == changed)
-            }
+        try await Self.withFailedDownload(cuts: [100_000, 50_000]) { download in
+            let client = download.client
+            let flaky = download.flaky
+            let file = download.file
+            let resume = download.resume
+            let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
+            flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
+            // The new content's reply is cut too: the restart was reported all the same.
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            await #expect(throws: SluiceError.self) { try await task.response.value }
+            #expect(log.restarts == [.contentChanged])
+            let again = try #require(task.resumeData)
+            #expect(again.validator == .entityTag("\"v2\""))
+            #expect(again.bytesReceived <= 50_000)
+            let response = try await client.download(resuming: again).response.value
+            #expect(response.status == 206)
+            #expect(try Data(contentsOf: file) == changed)
         }
     }
 
     @Test func aServerWithoutRangesStartsOver() async throws {
-        try await withServer { server, transport in
-            try await withDownloadDirectory { directory in
-                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                let flaky = FlakyDownload(
-                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
-                let file = directory.appendingPathComponent("file.bin")
-                let resume = try await Self.failedDownload(client, to: file)
-                flaky.file.withLock { $0.servesRanges = false }
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                #expect(try await task.response.value.status == 200)
-                #expect(try Data(contentsOf: file) == Self.body)
-                #expect(log.restarts == [.rangeIgnored])
-            }
+        try await Self.withFailedDownload { download in
+            let client = download.client
+            let flaky = download.flaky
+            let file = download.file
+            let resume = download.resume
+            flaky.file.withLock { $0.servesRanges = false }
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: file) == Self.body)
+            #expect(log.restarts == [.rangeIgnored])
         }
     }
 
     @Test func aRefusedRangeStartsOverOnce() async throws {
-        try await withServer { server, transport in
-            try await withDownloadDirectory { directory in
-                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                let flaky = FlakyDownload(
-                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
-                let file = directory.appendingPathComponent("file.bin")
-                let resume = try await Self.failedDownload(client, to: file)
-                // Shorter content under the same tag: the range starts past its end.
-                let short = Data(Self.body.prefix(Int(resume.bytesReceived) / 2))
-                flaky.file.withLock { $0.body = short }
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                #expect(try await task.response.value.status == 200)
-                #expect(try Data(contentsOf: file) == short)
-                #expect(log.restarts == [.rangeNotSatisfiable])
-                #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
-            }
+        try await Self.withFailedDownload { download in
+            let server = download.server
+            let client = download.client
+            let flaky = download.flaky
+            let file = download.file
+            let resume = download.resume
+            // Shorter content under the same tag: the range starts past its end.
+            let short = Data(Self.body.prefix(Int(resume.bytesReceived) / 2))
+            flaky.file.withLock { $0.body = short }
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: file) == short)
+            #expect(log.restarts == [.rangeNotSatisfiable])
+            #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
         }
     }
 
     @Test func aRangeOfOtherBytesStartsOver() async throws {
-        try await withServer { server, transport in
-            try await withDownloadDirectory { directory in
-                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                let file = directory.appendingPathComponent("file.bin")
-                _ = FlakyDownload(
-                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
-                let resume = try await Self.failedDownload(client, to: file)
-                // A server that answers every range with the first 10 bytes, then all of it.
-                let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
-                server.respond("/file") { request in
-                    guard request.headers["Range"] != nil else { return whole.reply(to: request) }
-                    let head =
-                        "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
-                        + "Content-Length: 10\r\n\r\n"
-                    return [.text(head), .send(Self.body.prefix(10))]
-                }
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                #expect(try await task.response.value.status == 200)
-                #expect(try Data(contentsOf: file) == Self.body)
-                #expect(log.restarts == [.rangeMismatch])
+        try await Self.withFailedDownload { download in
+            let server = download.server
+            let client = download.client
+            let file = download.file
+            let resume = download.resume
+            // A server that answers every range with the first 10 bytes, then all of it.
+            let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
+            server.respond("/file") { request in
+                guard request.headers["Range"] != nil else { return whole.reply(to: request) }
+                let head =
+                    "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
+                    + "Content-Length: 10\r\n\r\n"
+                return [.text(head), .send(Self.body.prefix(10))]
             }
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: file) == Self.body)
+            #expect(log.restarts == [.rangeMismatch])
         }
     }
 
     @Test func aTemporaryFileShorterThanTheResumeDataIsDetected() async throws {
-        try await withServer { server, transport in
-            try await withDownloadDirectory { directory in
-                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
-                _ = FlakyDownload(
-                    server, path: "/file", file: MockDownload(body: Self.body, entityTag: "\"v1\""), cuts: [100_000])
-                let file = directory.appendingPathComponent("file.bin")
-                let resume = try await Self.failedDownload(client, to: file)
-                try Data(Self.body.prefix(10)).write(to: resume.temporaryFile)
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                #expect(try await task.response.value.status == 200)
-                #expect(try Data(contentsOf: file) == Self.body)
-                #expect(log.restarts == [.partialFileShorter(expected: resume.bytesReceived, found: 10)])
-                #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
-            }
+        try await Self.withFailedDownload { download in
+            let server = download.server
+            let client = download.client
+            let file = download.file
+            let resume = download.resume
+            try Data(Self.body.prefix(10)).write(to: resume.temporaryFile)
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: file) == Self.body)
+            #expect(log.restarts == [.partialFileShorter(expected: resume.bytesReceived, found: 10)])
+            #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
         }
     }
 
