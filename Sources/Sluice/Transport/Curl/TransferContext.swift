@@ -514,7 +514,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// What libcurl measured; the remote address's text comes from `addresses` when it is the
     /// previous transfer's.
     func metrics(addresses: inout RemoteAddressCache) -> TransferMetrics {
-        func duration(_ info: CURLINFO) -> Duration { .curlMicroseconds(easy.info(int64: info)) }
+        func duration(_ info: CURLINFO) -> Duration { .microseconds(easy.info(int64: info)) }
         var metrics = TransferMetrics()
         metrics.reusedConnection = easy.info(CURLINFO_NUM_CONNECTS) == 0
         metrics.nameLookup = duration(CURLINFO_NAMELOOKUP_TIME_T)
