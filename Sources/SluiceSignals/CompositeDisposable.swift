@@ -42,7 +42,7 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
         /// Adds an entry, inline while there is room after the last one. Order is kept: the inline
         /// entries run first, in order, then the array's.
         @inlinable
-        mutating func append(_ item: (id: UInt64, entry: Entry)) {
+        mutating func append(_ item: consuming (id: UInt64, entry: Entry)) {
             if first == nil && second == nil && third == nil && entries.isEmpty {
                 first = item
             } else if second == nil && third == nil && entries.isEmpty {
@@ -127,24 +127,30 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
 
     /// Adds a closure without a handle to remove it again (cheaper than `add`).
     @inlinable
-    final func insert(action: @escaping @Sendable () -> Void) {
+    final func insert(action: consuming @escaping @Sendable () -> Void) {
         insert(entry: .action(action))
     }
 
+    /// Takes `entry` over: it is moved into the entries, with no retain of what it holds.
     @inlinable
-    final func insert(entry: Entry) {
-        let added = withState { s -> Bool in
-            if s.isDisposed { return false }
-            s.append((s.nextID, entry))
-            s.nextID &+= 1
-            return true
+    final func insert(entry: consuming Entry) {
+        spin.lock()
+        if storage.isDisposed {
+            spin.unlock()
+            entry.run()
+            return
         }
-        if !added { entry.run() }
+        storage.append((storage.nextID, entry))
+        storage.nextID &+= 1
+        spin.unlock()
     }
 
     /// Disposes every disposable added, in order, once.
     @inlinable
     public final func dispose() {
+        // Already disposed (a terminal event ending a subscription that its user disposed): no
+        // lock to take.
+        if disposed.load(ordering: .acquiring) { return }
         // The entries are moved out whole (a swap, no copy of each entry and no retain and
         // release of what it holds), and run outside the lock.
         var taken = State()
@@ -156,9 +162,10 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
         }
         if wasDisposed { return }
         disposed.store(true, ordering: .releasing)
-        taken.first?.entry.run()
-        taken.second?.entry.run()
-        taken.third?.entry.run()
+        // Moved out of their slots, so that running them copies (retains) nothing.
+        taken.first.take()?.entry.run()
+        taken.second.take()?.entry.run()
+        taken.third.take()?.entry.run()
         for item in taken.entries { item.entry.run() }
     }
 

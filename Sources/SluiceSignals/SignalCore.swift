@@ -210,10 +210,11 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         if deliveryEnded { return }
         if event.isTerminating {
             deliveryEnded = true
-            let lastSingle = single
-            let lastOthers = others
+            // Moved out, not copied: no retain and release of each observer.
+            let lastSingle = single.take()
+            var lastOthers: [(id: UInt64, observer: Observer<Value, Failure>)] = []
+            swap(&lastOthers, &others)
             clearSingle()
-            others = []
             terminated.store(true, ordering: .releasing)
             if let lastSingle { lastSingle.observer.send(event) }
             for target in lastOthers { target.observer.send(event) }

@@ -21,6 +21,13 @@ enum SinkDelivery<Value: Sendable, Failure: Error>: Sendable {
     /// The interruption (`startWithInterrupted`).
     case interrupted(@Sendable () -> Void)
 
+    /// Hands the terminal `event` to the observer, or to the closure if it takes this kind of
+    /// event, and lets go of it: consumed, so the closure is moved out, not copied and released.
+    @inlinable
+    consuming func deliverLast(_ event: Event<Value, Failure>) {
+        deliver(event)
+    }
+
     /// Hands `event` to the observer, or to the closure if it takes this kind of event.
     @inlinable
     func deliver(_ event: Event<Value, Failure>) {

@@ -37,10 +37,10 @@ final class SinkSubscription<Value: Sendable, Failure: Error>: CompositeDisposab
     func receive(_ event: Event<Value, Failure>) {
         if terminated.load(ordering: .relaxed) { return }
         if event.isTerminating {
-            guard !terminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            let delivery = self.delivery
-            self.delivery = nil
-            delivery?.deliver(event)
+            // Serial input: no other event can be between the load above and this store.
+            terminated.store(true, ordering: .releasing)
+            // Moved out, not copied: no retain and release of the user's closure.
+            self.delivery.take()?.deliverLast(event)
             dispose()
         } else {
             delivery?.deliver(event)
