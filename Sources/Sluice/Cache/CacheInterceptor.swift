@@ -102,6 +102,8 @@ public struct CacheInterceptor: Interceptor {
                 } else {
                     chain.recordCache(.miss, url: request.url)
                     cache.storeIfAllowed(response, for: request, requestTime: requestTime, responseTime: responseTime)
+                    cache.updateStoredGETs(
+                        after: response.head, to: request, requestTime: requestTime, responseTime: responseTime)
                     observer.send(value: response)
                 }
             case .failed(let error):
@@ -132,6 +134,8 @@ public struct CacheInterceptor: Interceptor {
                     _ = cache.freshen(entry, with: response.head, requestTime: requestTime, responseTime: responseTime)
                 } else {
                     cache.storeIfAllowed(response, for: request, requestTime: requestTime, responseTime: responseTime)
+                    cache.updateStoredGETs(
+                        after: response.head, to: request, requestTime: requestTime, responseTime: responseTime)
                 }
             }
     }

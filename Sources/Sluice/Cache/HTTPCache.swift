@@ -10,7 +10,9 @@ import FoundationEssentials
 ///
 /// Only responses to GET and HEAD are stored, and only collected bodies: a response streamed
 /// with `Client.stream`, or downloaded to a file, passes through unstored (a stored response
-/// still answers a streamed request). See `CachePolicy` for what one request may ask.
+/// still answers a streamed request). A 200 to a HEAD updates the stored GET responses it
+/// describes, and retires them when its validators or length show the resource changed
+/// (RFC 9111 §4.3.5). See `CachePolicy` for what one request may ask.
 public final class HTTPCache: Sendable {
     let store: any CacheStore
 
