@@ -281,6 +281,20 @@ struct RequestHeadersTests {
         #expect(unknown.curlDescription.hasSuffix("# pipe in the body: a stream of unknown length, not shown"))
     }
 
+    @Test func curlDescriptionOfAResumedDownloadContinuesTheFile() {
+        var options = RequestOptions()
+        options.destination = .partialFile(URL(fileURLWithPath: "/tmp/part"), offset: 4_096)
+        let request = Request(
+            url: URL(string: "https://example.com/big")!,
+            headers: ["Range": "bytes=4096-", "If-Range": "\"v1\""], options: options)
+        #expect(
+            request.curlDescription
+                == "curl -v -H 'If-Range: \"v1\"' --compressed -C 4096 -o '/tmp/part' 'https://example.com/big'")
+        options.destination = .partialFile(URL(fileURLWithPath: "/tmp/part"), offset: 0)
+        let fresh = Request(url: URL(string: "https://example.com/big")!, options: options)
+        #expect(fresh.curlDescription == "curl -v --compressed -o '/tmp/part' 'https://example.com/big'")
+    }
+
     @Test func curlDescriptionShowsOptions() throws {
         var options = RequestOptions()
         options.connectTimeout = .milliseconds(2_500)

@@ -13,7 +13,8 @@ extension Request {
     /// `--compressed`, `--connect-timeout` (when not 10 s), `--max-time`, `--insecure`, the proxy
     /// (`--proxy`, `--proxy-user`, `--noproxy`, `--proxy-insecure`), host overrides
     /// (`--connect-to`), `-4` or `-6`, `--unix-socket`, the HTTP version and `-o` for a download
-    /// to a file. An HTTPS proxy's own CA certificates are not shown.
+    /// to a file, with `-C` for the offset a resumed download continues from (its `Range` header
+    /// is then left to `-C`). An HTTPS proxy's own CA certificates are not shown.
     ///
     /// A UTF-8 body is given inline (`--data-raw` when it starts with `@`, which curl would read
     /// as a file name); a file body as `--data-binary @path`; up to 64 KiB of binary data is
@@ -38,7 +39,13 @@ extension Request {
         default:
             arguments += ["-X", CurlShell.word(method.rawValue)]
         }
+        let resumeOffset = self.resumeOffset
         for field in headers {
+            // A resumed download's range is curl's `-C` (below), which appends to the file: with
+            // `-H 'Range: …'` and `-o`, curl would write the rest over the start of the file.
+            if let resumeOffset, field.name.caseInsensitiveEquals("Range"), field.value == "bytes=\(resumeOffset)-" {
+                continue
+            }
             let redacted =
                 redactingAuthorization
                 && CurlShell.redactedHeaderNames.contains { field.name.caseInsensitiveEquals($0) }
@@ -68,10 +75,18 @@ extension Request {
         case .http1_1: arguments.append("--http1.1")
         case .http2: arguments.append("--http2-prior-knowledge")
         }
+        if let resumeOffset { arguments += ["-C", String(resumeOffset)] }
         if let destination = options.destination.openedFile {
             arguments += ["-o", CurlShell.quoted(destination.path)]
         }
         return arguments
+    }
+
+    /// Where a resumed download continues its partial file (`BodyDestination.partialFile`), when
+    /// it continues one that has bytes already.
+    private var resumeOffset: Int64? {
+        guard case .partialFile(_, let offset) = options.destination, offset > 0 else { return nil }
+        return offset
     }
 }
 
