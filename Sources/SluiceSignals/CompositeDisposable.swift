@@ -61,7 +61,7 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
     @usableFromInline let spin = SpinLock()
     // Guarded by `spin`: only touched between `spin.lock()` and `spin.unlock()`, and those sections
     // are short and never call out, hence `nonisolated(unsafe)` and no exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var storage = State()
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var storage = State()
     @usableFromInline let disposed: Atomic<Bool>
     /// Creates an empty composite.
     @inlinable
