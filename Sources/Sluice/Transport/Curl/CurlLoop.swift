@@ -273,12 +273,12 @@ final class CurlLoop {
 
     /// Ends a transfer: releases it, then tells the subscriber (so a request started from the
     /// observer finds a free handle and a clean table).
-    private func complete(_ context: TransferContext, _ outcome: Result<TransferMetrics, SluiceError>) {
+    private func complete(_ context: TransferContext, _ outcome: consuming Result<TransferMetrics, SluiceError>) {
         release(context)
         // libcurl has stored the cookies by now: the jar's observers hear of them before the
         // response arrives.
         if context.receivedCookies { context.cookieJar?.noteReceived(from: context.request.url) }
-        switch outcome {
+        switch consume outcome {
         case .success(let metrics): context.succeed(metrics)
         case .failure(let error): context.sink.fail(error, token: context)
         }

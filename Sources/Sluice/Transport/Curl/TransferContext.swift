@@ -486,14 +486,15 @@ final class TransferContext: TransferToken, @unchecked Sendable {
 
     // MARK: Completion
 
-    /// Delivers the outcome of a transfer that finished well (after its head was sent).
-    func succeed(_ metrics: TransferMetrics) {
+    /// Delivers the outcome of a transfer that finished well (after its head was sent). The
+    /// metrics are moved into the response, not copied: a copy retains each of their strings.
+    func succeed(_ metrics: consuming TransferMetrics) {
         // 100%: the last bytes are reported even when a throttled chunk carried them.
         if reportedSent >= 0, reportedSent != sent { reportUpload() }
         if received > 0, reportedReceived != received { reportDownload() }
         switch sink {
         case .events(let observer):
-            observer.send(value: .completed(metrics))
+            observer.send(value: .completed(consume metrics))
             observer.sendCompleted()
         case .response:
             guard let head else {
@@ -507,7 +508,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
                 .success(
                     Response(
                         status: head.status, headers: head.headers, httpVersion: head.httpVersion, body: body,
-                        fileURL: fileURL, metrics: metrics, request: request)))
+                        fileURL: fileURL, metrics: consume metrics, request: request)))
         }
     }
 
