@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" != "0" ] && command -v sudo >/dev/null && echo sudo)
 FORMAT_PATHS := Package.swift Sources Tests Playground Fuzz/SluiceFuzz Benchmarks/Package.swift Benchmarks/Sources
 
-.PHONY: deps test demo bench bench-cost docs strict tsan asan fuzz format lint clean
+.PHONY: deps test demo bench bench-cost bench-build docs strict tsan asan fuzz format lint clean
 
 ## Installs libcurl's and zlib's development files, pkg-config, iproute2, nginx and openssl when
 ## they are missing.
@@ -52,6 +52,11 @@ bench-cost: deps
 	rm -f Benchmarks/.build/release.yaml
 	rm -rf Benchmarks/.build/release/sluice_bench*.build Benchmarks/.build/release/BenchChild*.build
 	$(SWIFT) run -c release --package-path Benchmarks sluice-bench cost $(ARGS)
+
+## Compiles the benchmarks (a debug build, not run), so that a change to the library cannot
+## leave them broken unnoticed.
+bench-build: deps
+	$(SWIFT) build --package-path Benchmarks
 
 ## Builds the API documentation with DocC into docs/ (open docs/index.html through a web server).
 docs: deps
