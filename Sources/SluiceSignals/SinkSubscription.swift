@@ -37,8 +37,9 @@ final class SinkSubscription<Value: Sendable, Failure: Error>: CompositeDisposab
     func receive(_ event: Event<Value, Failure>) {
         if terminated.load(ordering: .relaxed) { return }
         if event.isTerminating {
-            // Serial input: no other event can be between the load above and this store.
-            terminated.store(true, ordering: .releasing)
+            // An exchange, not a store: a start handler written with `serial(_:)` promises serial
+            // sends, and this keeps the terminal event single even if one breaks that promise.
+            guard !terminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
             // Moved out, not copied: no retain and release of the user's closure.
             self.delivery.take()?.deliverLast(event)
             dispose()
