@@ -77,7 +77,7 @@ TSAN_SUITES := $(TSAN_SUITES)|ChainResponse|CommandQueueTests|SuspensionRaceTest
 TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|OnePathTests|TransportExecutorTests
 TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests|UploadVerbTests
 TSAN_SUITES := $(TSAN_SUITES)|CoalescingTests|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests
-TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests|ReportListenerTests
+TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests|ReportListenerTests|ResponseChunksTapTests|CacheStreamedBodyTests
 TSAN_SUITES := $(TSAN_SUITES)|CookieJarTests|CacheStoreTests|CacheFreshnessTests|DownloadTests|DownloadResumeTests
 TSAN_SUITES := $(TSAN_SUITES)|EventStreamTests|HARRecorderTests
 tsan: deps

@@ -101,10 +101,17 @@ public struct CacheInterceptor: Interceptor {
                     observer.send(value: entry.response(for: request, at: responseTime, source: .cache))
                 } else {
                     chain.recordCache(.miss, url: request.url)
-                    cache.storeIfAllowed(response, for: request, requestTime: requestTime, responseTime: responseTime)
-                    cache.updateStoredGETs(
-                        after: response.head, to: request, requestTime: requestTime, responseTime: responseTime)
-                    observer.send(value: response)
+                    if let storing = cache.storingAsRead(
+                        response, for: request, requestTime: requestTime, responseTime: responseTime)
+                    {
+                        observer.send(value: storing)
+                    } else {
+                        cache.storeIfAllowed(
+                            response, for: request, requestTime: requestTime, responseTime: responseTime)
+                        cache.updateStoredGETs(
+                            after: response.head, to: request, requestTime: requestTime, responseTime: responseTime)
+                        observer.send(value: response)
+                    }
                 }
             case .failed(let error):
                 let now = chain.scheduler.currentDate

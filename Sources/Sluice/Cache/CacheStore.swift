@@ -13,6 +13,8 @@ protocol CacheStore: Sendable {
     func removeAll()
     /// The bytes the entries take, as `CacheEntry.cost` counts them.
     var byteCount: Int { get }
+    /// The most bytes the entries may take; a larger entry is not stored.
+    var capacity: Int { get }
     /// Returns once every write started before it is done.
     func flush()
 }

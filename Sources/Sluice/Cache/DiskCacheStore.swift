@@ -29,6 +29,8 @@ final class DiskCacheStore: CacheStore {
     func remove(_ primaryKey: String) { index.remove(primaryKey) }
     func removeAll() { index.removeAll() }
     var byteCount: Int { index.byteCount }
+
+    var capacity: Int { index.capacity }
     func flush() { index.flush() }
 }
 

@@ -8,9 +8,9 @@ import FoundationEssentials
 ///     configuration.cache = try HTTPCache(directory: cachesURL.appending(path: "api"), capacity: 50 << 20)
 ///     let client = try Client(baseURL: "https://api.example.com/", configuration: configuration)
 ///
-/// Only responses to GET and HEAD are stored, and only collected bodies: a response streamed
-/// with `Client.stream`, or downloaded to a file, passes through unstored (a stored response
-/// still answers a streamed request). A 200 to a HEAD updates the stored GET responses it
+/// Only responses to GET and HEAD are stored. A body streamed with `Client.stream` is stored as it
+/// passes, once it has ended well and if it fits in the capacity; a response downloaded to a file
+/// passes through unstored. A 200 to a HEAD updates the stored GET responses it
 /// describes, and retires them when its validators or length show the resource changed
 /// (RFC 9111 §4.3.5). See `CachePolicy` for what one request may ask.
 public final class HTTPCache: Sendable {

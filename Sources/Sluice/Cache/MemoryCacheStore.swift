@@ -12,7 +12,7 @@ final class MemoryCacheStore: CacheStore {
         var book = LRUBook<Key>()
     }
 
-    private let capacity: Int
+    let capacity: Int
     private let state = Lock(State())
 
     init(capacity: Int) { self.capacity = capacity }

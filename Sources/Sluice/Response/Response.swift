@@ -130,6 +130,14 @@ public struct Response: Sendable {
         return copy
     }
 
+    /// The same response with `content` as its body; the head and the rest are kept.
+    func replacingContent(_ content: ResponseContent) -> Response {
+        var copy = Response(
+            head: head, content: content, fileURL: fileURL, metrics: metrics, request: request, source: source)
+        copy.outcomeObserver = outcomeObserver
+        return copy
+    }
+
     /// Lets go of the body: a streaming body is drained without buffering and without holding the
     /// transfer back (an interceptor that drops a response, such as a redirect it follows, calls
     /// this). Nothing to do for a collected body.

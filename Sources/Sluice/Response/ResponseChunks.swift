@@ -37,12 +37,43 @@ public final class ResponseChunks: Sendable {
     private let state = Lock(State())
     private let control: TransferControl?
     private let bufferLimit: Int
+    /// Run when the reader lets go of the stream (see `tapped(_:)`).
+    private let onDiscard: (@Sendable () -> Void)?
 
     /// A stream fed by a transfer that `control` can suspend (nil: it cannot be held back, and
     /// chunks wait without bound until read).
     public init(control: TransferControl?, bufferLimit: Int = 4 << 20) {
         self.control = control
         self.bufferLimit = max(1, bufferLimit)
+        onDiscard = nil
+    }
+
+    private init(control: TransferControl?, bufferLimit: Int, onDiscard: @escaping @Sendable () -> Void) {
+        self.control = control
+        self.bufferLimit = bufferLimit
+        self.onDiscard = onDiscard
+    }
+
+    /// A stream of the same chunks that shows each of them, and how the body ended, to `tap` as
+    /// they pass (the HTTP cache stores a body this way while its reader reads it).
+    ///
+    /// This stream is read at once into the new one, which holds the transfer back as this one
+    /// would: its chunks wait there until its reader starts, and past the buffer limit the
+    /// transfer is suspended. When the new stream's reader lets go of it (or it is discarded),
+    /// this one is let go of too, and `tap` sees `interrupted`.
+    func tapped(_ tap: @escaping @Sendable (Event<Data, SluiceError>) -> Void) -> ResponseChunks {
+        let reading = SerialDisposable()
+        let copy = ResponseChunks(control: control, bufferLimit: bufferLimit, onDiscard: { reading.dispose() })
+        reading.inner = chunks.start { [self] event in
+            tap(event)
+            switch event {
+            case .value(let chunk): copy.append(chunk)
+            case .failed(let error): copy.fail(error)
+            case .completed: copy.finish(metrics: metrics ?? TransferMetrics())
+            case .interrupted: copy.fail(SluiceError(.cancelled, "The response body was let go of."))
+            }
+        }
+        return copy
     }
 
     /// The transfer's metrics, once the body has ended.
@@ -120,6 +151,7 @@ public final class ResponseChunks: Sendable {
             return s.suspendedTransfer
         }
         if resume { control?.resume() }
+        onDiscard?()
     }
 
     /// Hands what waits to the reader, in order, until nothing does; called only by the thread that
