@@ -77,9 +77,10 @@ import Testing
 
     @Test func aFailedTransferIsAnEntryWithItsError() async throws {
         let recorder = HARRecorder()
-        let gone = try await withServer { server, _ in server.baseURL }
-        let client = try Client(transport: recorder.transport(wrapping: CurlTransport()))
-        await #expect(throws: SluiceError.self) { try await client.get(gone.absoluteString).value }
+        try await RefusedAddress.withBaseURL { gone in
+            let client = try Client(transport: recorder.transport(wrapping: CurlTransport()))
+            await #expect(throws: SluiceError.self) { try await client.get(gone.absoluteString).value }
+        }
         let entry = try #require(recorder.entries.only)
         #expect(entry.response.status == 0)
         #expect(entry._error?.contains("cannotConnect") == true)

@@ -33,8 +33,10 @@ import Testing
             let client = try Client(interceptors: [MetricsInterceptor(factory: metrics)], transport: transport)
             _ = try await client.get(server.url(for: .status(503)).absoluteString).value
             _ = try await client.get(server.url(for: .status(503)).absoluteString).value
-            let gone = try await withServer { other, _ in other.baseURL }
-            await #expect(throws: SluiceError.self) { try await client.get(gone.absoluteString).value }
+            let gone = try await RefusedAddress.withBaseURL { gone in
+                await #expect(throws: SluiceError.self) { try await client.get(gone.absoluteString).value }
+                return gone
+            }
 
             let byStatus = [("server.address", server.host), ("error.type", "503")]
             #expect(try metrics.expectCounter("sluice.errors", byStatus).totalValue == 2)

@@ -82,15 +82,16 @@ import Testing
     }
 
     @Test func aTransportErrorIsTheClientsError() async throws {
-        let gone = try await withServer { server, _ in server.baseURL }
-        let client = try Sluice.Client(transport: CurlTransport())
-        let api = MockServerAPI.Client(serverURL: gone, transport: SluiceClientTransport(client: client))
-        do {
-            _ = try await api.getStatus(path: .init(code: 200))
-            Issue.record("A request to a closed port succeeded.")
-        } catch let error as ClientError {
-            #expect(error.operationID == "getStatus")
-            #expect((error.underlyingError as? SluiceError)?.code == .cannotConnect)
+        try await RefusedAddress.withBaseURL { gone in
+            let client = try Sluice.Client(transport: CurlTransport())
+            let api = MockServerAPI.Client(serverURL: gone, transport: SluiceClientTransport(client: client))
+            do {
+                _ = try await api.getStatus(path: .init(code: 200))
+                Issue.record("A request to a closed port succeeded.")
+            } catch let error as ClientError {
+                #expect(error.operationID == "getStatus")
+                #expect((error.underlyingError as? SluiceError)?.code == .cannotConnect)
+            }
         }
     }
 

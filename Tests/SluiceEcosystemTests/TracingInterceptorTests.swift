@@ -66,8 +66,9 @@ import W3CTraceContext
             let client = try Client(interceptors: [TracingInterceptor(tracer: tracer)], transport: transport)
             let notFound = try await client.get(server.url(for: .status(404)).absoluteString).value
             #expect(notFound.status == 404)
-            let gone = try await withServer { other, _ in other.baseURL }
-            await #expect(throws: SluiceError.self) { try await client.get(gone.absoluteString).value }
+            try await RefusedAddress.withBaseURL { gone in
+                await #expect(throws: SluiceError.self) { try await client.get(gone.absoluteString).value }
+            }
 
             let spans = tracer.finishedSpans
             #expect(spans.count == 2)

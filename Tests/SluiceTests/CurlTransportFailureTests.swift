@@ -98,11 +98,9 @@ struct CurlTransportFailureTests {
     }
 
     @Test func cannotConnectToAClosedPort() async throws {
-        // Bound, not listening: refused, and no other test's server can take the port meanwhile.
-        let (descriptor, port) = try LoopbackSocket.refusing()
-        defer { close(descriptor) }
-        await expectFailure(.cannotConnect) {
-            try await CurlTransport().send(URL(string: "http://127.0.0.1:\(port)/")!)
+        // Refused, and no other test's server can take the port meanwhile.
+        try await RefusedAddress.withBaseURL { base in
+            await expectFailure(.cannotConnect) { try await CurlTransport().send(base) }
         }
     }
 

@@ -116,22 +116,23 @@ struct EventStreamTests {
         let scheduler = TestScheduler()
         var configuration = Client.Configuration()
         configuration.scheduler = scheduler
-        // A port bound but not listening: connecting is refused at once, every time, and no other
-        // test's server can take the port meanwhile (one did, once, under load).
-        let (descriptor, port) = try LoopbackSocket.refusing()
-        defer { close(descriptor) }
-        let client = try Client(baseURL: "http://127.0.0.1:\(port)/", configuration: configuration)
-        let received = Received()
-        let reconnection = EventStreamReconnection(delay: .seconds(1), maximumDelay: .seconds(3), maximumFailures: 3)
-        _ = client.eventStream("feed", reconnection: reconnection).start(received.observer)
-        try await eventually("the first wait") { scheduler.pendingCount == 1 }
-        scheduler.advance(by: .milliseconds(999))
-        #expect(scheduler.pendingCount == 1)
-        scheduler.advance(by: .milliseconds(1))  // connection 2 fails: then 2 s
-        try await eventually("the second wait") { scheduler.pendingCount == 1 }
-        scheduler.advance(by: .seconds(2))  // connection 3 fails: the limit
-        try await eventually("the stream fails") { received.failure != nil }
-        #expect(received.failure?.code == .cannotConnect)
+        // Connecting is refused at once, every time, and no other test's server can take the port
+        // meanwhile (one did, once, under load).
+        try await RefusedAddress.withBaseURL { base in
+            let client = try Client(baseURL: base.absoluteString, configuration: configuration)
+            let received = Received()
+            let reconnection = EventStreamReconnection(
+                delay: .seconds(1), maximumDelay: .seconds(3), maximumFailures: 3)
+            _ = client.eventStream("feed", reconnection: reconnection).start(received.observer)
+            try await eventually("the first wait") { scheduler.pendingCount == 1 }
+            scheduler.advance(by: .milliseconds(999))
+            #expect(scheduler.pendingCount == 1)
+            scheduler.advance(by: .milliseconds(1))  // connection 2 fails: then 2 s
+            try await eventually("the second wait") { scheduler.pendingCount == 1 }
+            scheduler.advance(by: .seconds(2))  // connection 3 fails: the limit
+            try await eventually("the stream fails") { received.failure != nil }
+            #expect(received.failure?.code == .cannotConnect)
+        }
     }
 
     @Test func mockServersEventRouteResumesAfterTheLastEventIDAndStops() async throws {

@@ -97,14 +97,15 @@ struct LoggingInterceptorTests {
     }
 
     @Test func failuresAreLoggedAsWarnings() async throws {
-        let base = try await withServer { server in server.baseURL }
-        let (logger, lines) = capture(level: .info)
-        let client = try Client(
-            baseURL: base.absoluteString, interceptors: [.logging(logger)], transport: CurlTransport())
-        _ = try? await client.get("echo").value
-        let failure = try #require(lines.withLock { $0 }.last)
-        #expect(failure.0 == .warning)
-        #expect(failure.1.hasPrefix("✗ GET \(base.absoluteString)echo "))
-        #expect(failure.1.contains("cannotConnect"))
+        try await RefusedAddress.withBaseURL { base in
+            let (logger, lines) = capture(level: .info)
+            let client = try Client(
+                baseURL: base.absoluteString, interceptors: [.logging(logger)], transport: CurlTransport())
+            _ = try? await client.get("echo").value
+            let failure = try #require(lines.withLock { $0 }.last)
+            #expect(failure.0 == .warning)
+            #expect(failure.1.hasPrefix("✗ GET \(base.absoluteString)echo "))
+            #expect(failure.1.contains("cannotConnect"))
+        }
     }
 }

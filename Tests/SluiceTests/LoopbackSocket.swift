@@ -13,26 +13,6 @@ enum LoopbackSocket {
         return (descriptor, Int(UInt16(bigEndian: bound.sin_port)))
     }
 
-    /// A socket bound to 127.0.0.1 at a port the kernel chose, not listening, and that port: a
-    /// connection there is refused, and the port stays reserved (nothing else can listen on it)
-    /// until the descriptor is closed. A port that was merely free may be taken by another test's
-    /// server in the meantime.
-    static func refusing() throws -> (descriptor: Int32, port: Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var bound = address(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 ? getsockname(descriptor, $0, &length) : -1
-            }
-        }
-        guard result == 0 else {
-            close(descriptor)
-            throw POSIXError(.EADDRINUSE)
-        }
-        return (descriptor, Int(UInt16(bigEndian: bound.sin_port)))
-    }
-
     /// A socket listening on `address` (an IPv6 address and its scope) at a port the kernel chose,
     /// and that port.
     static func listen(on address: sockaddr_in6, backlog: Int32) throws -> (descriptor: Int32, port: Int) {

@@ -134,22 +134,24 @@ struct RetryInterceptorTests {
 
     @Test func aConnectionRefusedBeforeAnyResponseIsRetriedAndThenReported() async throws {
         // A port nobody listens on: every attempt fails with .cannotConnect.
-        let base = try await withServer { server in server.baseURL }
-        var configuration = Client.Configuration()
-        var policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1))
-        policy.jitter = .none
-        configuration.retryPolicy = policy
-        configuration.scheduler = QueueScheduler()
-        let client = try Client(baseURL: base.absoluteString, configuration: configuration, transport: CurlTransport())
-        let log = EventLog(client)
-        do throws(SluiceError) {
-            _ = try await client.get("echo").value
-            Issue.record("cannot connect")
-        } catch {
-            #expect(error.code == .cannotConnect)
+        try await RefusedAddress.withBaseURL { base in
+            var configuration = Client.Configuration()
+            var policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1))
+            policy.jitter = .none
+            configuration.retryPolicy = policy
+            configuration.scheduler = QueueScheduler()
+            let client = try Client(
+                baseURL: base.absoluteString, configuration: configuration, transport: CurlTransport())
+            let log = EventLog(client)
+            do throws(SluiceError) {
+                _ = try await client.get("echo").value
+                Issue.record("cannot connect")
+            } catch {
+                #expect(error.code == .cannotConnect)
+            }
+            #expect(log.retries.count == 2)
+            if case .error(let error) = log.retries.first?.reason { #expect(error.code == .cannotConnect) }
         }
-        #expect(log.retries.count == 2)
-        if case .error(let error) = log.retries.first?.reason { #expect(error.code == .cannotConnect) }
     }
 
     @Test func aRetryNeverDeliversTheDroppedResponsesBody() async throws {

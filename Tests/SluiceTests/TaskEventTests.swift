@@ -58,12 +58,13 @@ struct TaskEventTests {
     }
 
     @Test func aFailureCompletesWithTheError() async throws {
-        let base = try await withServer { server in server.baseURL }
-        let client = try Client(baseURL: base.absoluteString, transport: CurlTransport())
-        let log = EventLog(client)
-        _ = try? await client.get("echo").value
-        try await eventually("completed") { log.names.last?.hasPrefix("completed") == true }
-        #expect(log.names == ["created", "resumed", "completed cannotConnect"])
+        try await RefusedAddress.withBaseURL { base in
+            let client = try Client(baseURL: base.absoluteString, transport: CurlTransport())
+            let log = EventLog(client)
+            _ = try? await client.get("echo").value
+            try await eventually("completed") { log.names.last?.hasPrefix("completed") == true }
+            #expect(log.names == ["created", "resumed", "completed cannotConnect"])
+        }
     }
 
     @Test func aCancelledRequestEndsWithCancelled() async throws {

@@ -13,7 +13,6 @@ import Testing
 /// try await withServer { server in ... }                    // a server alone
 /// try await withServer { server, transport in ... }         // with a fresh CurlTransport
 /// try await withServers { server, other, transport in ... } // two servers, for cross-origin cases
-/// let gone = try await withServer { $0.baseURL }            // a URL nothing listens on any more
 /// ```
 func withServer<T>(
     host: String = "127.0.0.1", port: Int = 0, _ body: (MockServer) async throws -> T
