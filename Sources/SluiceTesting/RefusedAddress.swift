@@ -17,6 +17,7 @@ import Foundation
 public enum RefusedAddress {
     /// Runs `body` with `http://127.0.0.1:<port>/`, a base URL where every connection is refused
     /// until `body` returns. Throws `POSIXError` when no port can be bound.
+    @discardableResult
     public static func withBaseURL<T>(_ body: (URL) async throws -> T) async throws -> T {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
