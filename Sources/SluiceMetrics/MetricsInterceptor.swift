@@ -40,38 +40,50 @@ public struct MetricsInterceptor: Interceptor {
         return SignalProducer { observer, lifetime in
             let started = ContinuousClock.now
             instruments.requests(host: host, factory: factory).increment()
-            let last = Mutex<Response?>(nil)
+            // The response, once there is one, and whether the request's end was recorded: it is
+            // recorded once, at its terminal event or when the subscription ends first (an awaited
+            // `value` ends it at the response, and the chain may then send nothing more).
+            let state = Mutex<(response: Response?, recorded: Bool)>((nil, false))
+            @Sendable func recordEnd(_ error: SluiceError?) {
+                let (response, first) = state.withLock { s in
+                    defer { s.recorded = true }
+                    return (s.response, !s.recorded)
+                }
+                guard first else { return }
+                if let error {
+                    instruments.errors(host: host, type: error.code.name, factory: factory).increment()
+                } else if response == nil {
+                    // Ended before any response: the request was cancelled.
+                    let cancelled = SluiceError.Code.cancelled.name
+                    instruments.errors(host: host, type: cancelled, factory: factory).increment()
+                    return
+                }
+                instruments.duration(host: host, factory: factory).recordNanoseconds(since: started)
+                if let metrics = response.flatMap(Self.metrics(of:)) {
+                    instruments.bytesSent(host: host, factory: factory).increment(by: metrics.bytesSent)
+                    instruments.bytesReceived(host: host, factory: factory).increment(by: metrics.bytesReceived)
+                }
+            }
             lifetime += chain.proceed(request).start { event in
                 switch event {
                 case .value(let response):
-                    last.withLock { $0 = response }
+                    state.withLock { $0.response = response }
                     if response.status >= 400 {
                         instruments.errors(host: host, type: String(response.status), factory: factory).increment()
                     }
                     observer.send(value: response)
                 case .failed(let error):
-                    instruments.errors(host: host, type: error.code.name, factory: factory).increment()
-                    instruments.duration(host: host, factory: factory).recordNanoseconds(since: started)
+                    recordEnd(error)
                     observer.send(error: error)
                 case .completed:
-                    instruments.duration(host: host, factory: factory).recordNanoseconds(since: started)
-                    if let metrics = last.withLock({ $0 }).flatMap(Self.metrics(of:)) {
-                        instruments.bytesSent(host: host, factory: factory).increment(by: metrics.bytesSent)
-                        instruments.bytesReceived(host: host, factory: factory).increment(by: metrics.bytesReceived)
-                    }
+                    recordEnd(nil)
                     observer.sendCompleted()
                 case .interrupted:
-                    // After a response, the chain may let go of its subscription before it completes:
-                    // a request that was answered. Before one, the request was cancelled.
-                    if last.withLock({ $0 }) == nil {
-                        instruments.errors(host: host, type: SluiceError.Code.cancelled.name, factory: factory)
-                            .increment()
-                    } else {
-                        instruments.duration(host: host, factory: factory).recordNanoseconds(since: started)
-                    }
+                    recordEnd(nil)
                     observer.sendInterrupted()
                 }
             }
+            lifetime.observeEnded { recordEnd(nil) }
         }
     }
 
