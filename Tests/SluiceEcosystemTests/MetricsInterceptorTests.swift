@@ -61,6 +61,21 @@ import Testing
         }
     }
 
+    @Test func aRequestLeftBeforeItsResponseCountsAsCancelledOnce() async throws {
+        try await withServer { server, transport in
+            let metrics = TestMetrics()
+            let client = try Client(interceptors: [MetricsInterceptor(factory: metrics)], transport: transport)
+            // Started and left at once: the subscription ends before any response, and the chain
+            // may send nothing more.
+            client.get(server.url(for: .delay(.seconds(3))).absoluteString).start().dispose()
+            let host = [("server.address", server.host)]
+            #expect(try metrics.expectCounter("sluice.requests", host).totalValue == 1)
+            let cancelled = [("server.address", server.host), ("error.type", "cancelled")]
+            #expect(try metrics.expectCounter("sluice.errors", cancelled).totalValue == 1)
+            #expect((try? metrics.expectTimer("sluice.request.duration", host)) == nil)
+        }
+    }
+
     @Test func withoutABackendRequestsPassUnchanged() async throws {
         try await withServer { server, transport in
             #expect(MetricsSystem.factory is NOOPMetricsHandler)
