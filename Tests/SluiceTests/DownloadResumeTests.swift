@@ -147,54 +147,50 @@ struct DownloadResumeTests {
     }
 
     @Test func aRefusedRangeStartsOverOnce() async throws {
-        // Intermittent in CI since 2026-11-29: now and then the restarted download ends with
-        // `cancelled` after ~10 s (cause not found yet; see the session note). Kept running,
-        // so that it still checks the restart whenever it does not hit that.
-        await withKnownIssue("a restarted download sometimes ends cancelled", isIntermittent: true) {
-            try await Self.withFailedDownload { download in
-                let server = download.server
-                let client = download.client
-                let flaky = download.flaky
-                let file = download.file
-                let resume = download.resume
-                // Shorter content under the same tag: the range starts past its end.
-                let short = Data(Self.body.prefix(Int(resume.bytesReceived) / 2))
-                flaky.file.withLock { $0.body = short }
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                #expect(try await task.response.value.status == 200)
-                #expect(try Data(contentsOf: file) == short)
-                #expect(log.restarts == [.rangeNotSatisfiable])
-                #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
-            }
+        try await Self.withFailedDownload { download in
+            let server = download.server
+            let client = download.client
+            let flaky = download.flaky
+            let file = download.file
+            let resume = download.resume
+            // Shorter content under the same tag: the range starts past its end.
+            let short = Data(Self.body.prefix(Int(resume.bytesReceived) / 2))
+            flaky.file.withLock { $0.body = short }
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: file) == short)
+            #expect(log.restarts == [.rangeNotSatisfiable])
+            #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
+            // The task completes with the download, not with the 416 that led to the restart.
+            try await eventually("the task completes") { !log.completions.isEmpty }
+            #expect(log.completions.map { $0.response?.status } == [200])
+            #expect(log.completions.first?.response?.fileURL == file)
         }
     }
 
     @Test func aRangeOfOtherBytesStartsOver() async throws {
-        // Intermittent in CI since 2026-11-29: now and then the restarted download ends with
-        // `cancelled` after ~10 s (cause not found yet; see the session note). Kept running,
-        // so that it still checks the restart whenever it does not hit that.
-        await withKnownIssue("a restarted download sometimes ends cancelled", isIntermittent: true) {
-            try await Self.withFailedDownload { download in
-                let server = download.server
-                let client = download.client
-                let file = download.file
-                let resume = download.resume
-                // A server that answers every range with the first 10 bytes, then all of it.
-                let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
-                server.respond("/file") { request in
-                    guard request.headers["Range"] != nil else { return whole.reply(to: request) }
-                    let head =
-                        "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
-                        + "Content-Length: 10\r\n\r\n"
-                    return [.text(head), .send(Self.body.prefix(10))]
-                }
-                let task = try client.download(resuming: resume)
-                let log = TaskEventLog(task)
-                #expect(try await task.response.value.status == 200)
-                #expect(try Data(contentsOf: file) == Self.body)
-                #expect(log.restarts == [.rangeMismatch])
+        try await Self.withFailedDownload { download in
+            let server = download.server
+            let client = download.client
+            let file = download.file
+            let resume = download.resume
+            // A server that answers every range with the first 10 bytes, then all of it.
+            let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
+            server.respond("/file") { request in
+                guard request.headers["Range"] != nil else { return whole.reply(to: request) }
+                let head =
+                    "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
+                    + "Content-Length: 10\r\n\r\n"
+                return [.text(head), .send(Self.body.prefix(10))]
             }
+            let task = try client.download(resuming: resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: file) == Self.body)
+            #expect(log.restarts == [.rangeMismatch])
+            try await eventually("the task completes") { !log.completions.isEmpty }
+            #expect(log.completions.map { $0.response?.status } == [200])
         }
     }
 

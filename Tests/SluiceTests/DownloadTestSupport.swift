@@ -47,6 +47,13 @@ final class TaskEventLog: Sendable {
         }
     }
 
+    /// The task's completions (one at most, by the events' contract).
+    var completions: [TaskCompletion] {
+        events.withLock { $0 }.compactMap {
+            if case .completed(let completion) = $0 { return completion } else { return nil }
+        }
+    }
+
     var progress: [TransferProgress] {
         events.withLock { $0 }.compactMap {
             if case .downloadProgress(let progress) = $0 { return progress } else { return nil }

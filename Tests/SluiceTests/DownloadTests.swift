@@ -147,8 +147,12 @@ struct DownloadTests {
                 let file = directory.appendingPathComponent("checked.bin")
                 let digest = try ExpectedDigest(.sha256, bytes: Data(repeating: 7, count: 32))
                 let task = try client.download("bytes/500000", to: file, expectedDigest: digest)
+                let log = TaskEventLog(task)
                 let error = try await #require(throws: SluiceError.self) { try await task.response.value }
                 #expect(error.code == .digestMismatch)
+                // The task's events end the same way, not with the response the digest rejected.
+                try await eventually("the task completes") { !log.completions.isEmpty }
+                #expect(log.completions.map { $0.error?.code } == [.digestMismatch])
                 #expect(error.message.contains(digest.hex))
                 #expect(files(in: directory).isEmpty, "neither the destination nor the temporary file")
                 #expect(task.resumeData == nil)

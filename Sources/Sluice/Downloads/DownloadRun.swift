@@ -34,6 +34,10 @@ struct DownloadRun: Sendable {
             let run = DownloadRun(
                 client: client, request: request, plan: plan, control: control, reporter: reporter,
                 observer: observer, current: current)
+            // The task ends with the download, not with the response of one of its requests: a
+            // restart sends another, and the file is checked and moved after the last.
+            reporter?.claimCompletion()
+            lifetime.observeEnded { reporter?.cancelled() }
             let (offset, restart) = plan.start()
             if let restart { reporter?.report(.downloadRestarted(restart)) }
             run.send(from: offset, restartsLeft: 1)
@@ -58,16 +62,38 @@ struct DownloadRun: Sendable {
             attempt.headers["If-Range"] = validator.ifRangeValue
         }
         attempt.options.destination = .partialFile(plan.temporaryFile, offset: offset)
-        current.inner = client.response(for: attempt, mode: .collected, control: control, reporter: reporter).start {
+        // Nil when the caller left: send nothing.
+        guard let slot = current.freshSlot() else { return }
+        // The response is acted on once its attempt has completed, not as it arrives: the next
+        // request replaces the attempt in `current`, and replacing one that has not ended yet
+        // interrupts it, which would end the whole download as cancelled.
+        let answer = Lock<Response?>(nil)
+        slot.inner = client.response(for: attempt, mode: .collected, control: control, reporter: reporter).start {
             [offset] event in
             switch event {
-            case .value(let response):
+            case .value(let response): answer.withLock { $0 = response }
+            case .completed:
+                guard let response = answer.withLock({ $0.take() }) else {
+                    return fail(SluiceError(.noValue, "The download's request completed without a response."))
+                }
                 interpret(response, asked: offset, restartsLeft: restartsLeft)
-            case .failed(let error): observer.send(error: error)
+            case .failed(let error): fail(error)
             case .interrupted: observer.sendInterrupted()
-            case .completed: break
             }
         }
+    }
+
+    /// Ends the download with `response`, and its task with it.
+    private func succeed(_ response: Response) {
+        observer.send(value: response)
+        reporter?.complete(TaskCompletion(response: response, error: nil))
+        observer.sendCompleted()
+    }
+
+    /// Ends the download with `error`, and its task with it.
+    private func fail(_ error: SluiceError) {
+        reporter?.complete(TaskCompletion(response: error.response, error: error))
+        observer.send(error: error)
     }
 
     private func interpret(_ response: Response, asked: Int64, restartsLeft: Int) {
@@ -92,15 +118,14 @@ struct DownloadRun: Sendable {
             send(from: 0, restartsLeft: restartsLeft - 1)
         default:
             // The response as it is (its body in memory); the task concludes the file.
-            observer.send(value: response)
-            observer.sendCompleted()
+            succeed(response)
         }
     }
 
     private func restart(_ reason: DownloadRestart, restartsLeft: Int, response: Response) {
         guard restartsLeft > 0 else {
-            return observer.send(
-                error: SluiceError(
+            return fail(
+                SluiceError(
                     .downloadFailed,
                     "The server's range responses for \(response.request.url) stayed inconsistent after starting over.",
                     response: response))
@@ -114,21 +139,20 @@ struct DownloadRun: Sendable {
         let size = DownloadPlan.size(of: plan.temporaryFile) ?? -1
         if let expectedLength, size != expectedLength {
             plan.discard()
-            return observer.send(
-                error: SluiceError(
+            return fail(
+                SluiceError(
                     .downloadFailed,
                     "The download from \(response.request.url) holds \(size) bytes, not the \(expectedLength) announced.",
                     response: response))
         }
         guard let expected = plan.expectedDigest else { return place(response) }
-        let (plan, observer) = (plan, observer)
         DetachedThread.start(name: "sluice-digest") {
             do throws(SluiceError) {
                 let actual = try FileDigest.digest(expected.algorithm, ofFile: plan.temporaryFile)
                 guard actual == expected.bytes else {
                     plan.discard()
-                    return observer.send(
-                        error: SluiceError(
+                    return fail(
+                        SluiceError(
                             .digestMismatch,
                             "The download from \(response.request.url) has the \(expected.algorithm.rawValue) digest "
                                 + "\(ExpectedDigest.hex(actual)), not the expected \(expected.hex); it was deleted.",
@@ -137,7 +161,7 @@ struct DownloadRun: Sendable {
                 place(response)
             } catch {
                 plan.discard()
-                observer.send(error: error)
+                fail(error)
             }
         }
     }
@@ -145,13 +169,12 @@ struct DownloadRun: Sendable {
     private func place(_ response: Response) {
         do throws(SluiceError) {
             guard try plan.place() else { return }
-            observer.send(
-                value: Response(
+            succeed(
+                Response(
                     status: response.status, headers: response.headers, httpVersion: response.httpVersion,
                     fileURL: plan.destination, metrics: response.metrics, request: response.request))
-            observer.sendCompleted()
         } catch {
-            observer.send(error: error)
+            fail(error)
         }
     }
 }
