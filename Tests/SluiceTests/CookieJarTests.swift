@@ -86,7 +86,7 @@ struct CookieJarTests {
     /// Over plain http to a name that is not loopback: libcurl, as browsers do, takes loopback
     /// addresses and `localhost` for a secure context, where Secure cookies go over http too.
     @Test func aSecureCookieGoesOverHTTPSOnly() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await withServer(MockServer.start(tls: pki.otherHost.serverTLS)) { secure, transport in
             try await withServer { plain in
                 let host = "other.example"

@@ -250,7 +250,7 @@ struct CurlTransportTests {
             #expect(response.body.isEmpty)
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
             #expect((attributes[.size] as? NSNumber)?.intValue == size)
-            #expect(try checksum(ofFile: file) == response.headers["X-Checksum"])
+            #expect(try await onOwnThread { try checksum(ofFile: file) } == response.headers["X-Checksum"])
         }
     }
 

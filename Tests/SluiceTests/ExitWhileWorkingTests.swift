@@ -31,7 +31,7 @@ struct ExitWhileWorkingTests {
             FileManager.default.isExecutableFile(atPath: executable.path), "\(executable.path) was not built")
         try await withServer { server in
             // nginx over TLS, with MockServer behind it for the transfers that last.
-            let nginx = TLSNginx.isAvailable ? try TLSNginx.start(upstreamPort: server.port) : nil
+            let nginx = TLSNginx.isAvailable ? try await TLSNginx.start(upstreamPort: server.port) : nil
             defer { nginx?.stop() }
             let drip = server.url(for: .drip(bytes: 64_000, chunks: 64, interval: .milliseconds(2)))
             let tlsDrip = nginx?.url("/upstream" + drip.path + "?" + (drip.query ?? ""))

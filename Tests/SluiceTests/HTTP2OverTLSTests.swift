@@ -14,7 +14,7 @@ struct HTTP2OverTLSTests {
     }
 
     @Test func http2IsNegotiatedByALPN() async throws {
-        let server = try TLSNginx.start()
+        let server = try await TLSNginx.start()
         defer { server.stop() }
         let transport = CurlTransport()
         let response = try await transport.send(server.url("/protocol"), options: server.trustingOptions())
@@ -34,7 +34,7 @@ struct HTTP2OverTLSTests {
     }
 
     @Test func concurrentRequestsShareOneMultiplexedConnection() async throws {
-        let server = try TLSNginx.start()
+        let server = try await TLSNginx.start()
         defer { server.stop() }
         let transport = CurlTransport()
         let url = server.url("/protocol")
@@ -55,7 +55,7 @@ struct HTTP2OverTLSTests {
     /// A small body goes out with the request's head (libcurl holds it), a large one is read in
     /// pieces: both arrive whole over an HTTP/2 stream, whatever the method.
     @Test func bodiesArriveWholeOverHTTP2() async throws {
-        let server = try TLSNginx.start()
+        let server = try await TLSNginx.start()
         defer { server.stop() }
         let transport = CurlTransport()
         let large = Data((0..<300_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
@@ -75,7 +75,7 @@ struct HTTP2OverTLSTests {
     /// Through a proxy, https goes through a CONNECT tunnel: the proxy's own answer to CONNECT is
     /// not the response, and its header block never reaches the response's events.
     @Test func aProxyTunnelsAnswerIsNotTheResponse() async throws {
-        let server = try TLSNginx.start()
+        let server = try await TLSNginx.start()
         defer { server.stop() }
         let proxy = try ConnectProxy()
         defer { proxy.stop() }
@@ -96,7 +96,7 @@ struct HTTP2OverTLSTests {
     }
 
     @Test func anHTTP1PreferenceStaysOnHTTP1OverTLS() async throws {
-        let server = try TLSNginx.start()
+        let server = try await TLSNginx.start()
         defer { server.stop() }
         let response = try await CurlTransport().send(
             server.url("/protocol"), options: server.trustingOptions(.http1_1))
@@ -105,7 +105,7 @@ struct HTTP2OverTLSTests {
     }
 
     @Test func anUntrustedCertificateFailsWithATLSError() async throws {
-        let server = try TLSNginx.start()
+        let server = try await TLSNginx.start()
         defer { server.stop() }
         let transport = CurlTransport()
         let error = await expectFailure(.tlsFailure) { try await transport.send(server.url("/protocol")) }

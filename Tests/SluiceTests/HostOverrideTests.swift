@@ -29,7 +29,7 @@ struct HostOverrideTests {
     /// Over TLS the certificate is checked for the URL's host, not for the address connected to:
     /// a certificate for `other.example` only passes through an override, and fails by address.
     @Test func anHTTPSRequestKeepsItsHostNameForTheCertificateCheck() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await withServer(MockServer.start(tls: pki.otherHost.serverTLS)) { server, transport in
             var options = RequestOptions()
             options.tls.trustRoots = .only(pem: pki.authorityCertificate)

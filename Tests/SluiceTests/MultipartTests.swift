@@ -85,7 +85,7 @@ struct MultipartTests {
         try await withScratchDirectory { directory in
             let size = 100 * 1024 * 1024 + 123
             let file = directory.appendingPathComponent("big.bin")
-            try writeDeterministicTestFile(file, size: size)
+            try await onOwnThread { try writeDeterministicTestFile(file, size: size) }
 
             let boundary = "sluice.test.boundary"
             var form = MultipartFormData(boundary: boundary)

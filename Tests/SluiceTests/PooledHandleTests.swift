@@ -156,7 +156,7 @@ struct PooledHandleTests {
     /// An HTTPS proxy's own CA certificates, and turning its checks off, are not carried over:
     /// each request after one that passed by them fails verification.
     @Test func anHTTPSProxysTrustIsNotCarriedOver() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         let proxy = try ConnectProxy()
         defer { proxy.stop() }
         // Its certificate names 127.0.0.1; the second front, on 127.0.0.2, has a name it does not match.
@@ -370,7 +370,7 @@ struct PooledHandleTests {
     /// self-signed certificate, the plain request fails verification.
     @Test(.enabled(if: TLSNginx.isAvailable, "needs nginx and openssl (make deps)"))
     func turningOffTLSVerificationIsNotCarriedOver() async throws {
-        let server = try TLSNginx.start()
+        let server = try await TLSNginx.start()
         defer { server.stop() }
         let transport = CurlTransport()
         var untrusted = RequestOptions()

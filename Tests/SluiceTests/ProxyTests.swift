@@ -40,9 +40,9 @@ struct ProxyTests {
     @Test func anHTTPProxyTunnelsHTTPSAndRefusesWrongCredentials() async throws {
         let proxy = try ConnectProxy(credentials: Self.credentials)
         defer { proxy.stop() }
-        try await withServer(MockServer.start(tls: TestPKI.shared.serverTLS)) { origin, transport in
+        try await withServer(MockServer.start(tls: await TestPKI.shared.serverTLS)) { origin, transport in
             var options = RequestOptions()
-            options.tls.trustRoots = .only(pem: try TestPKI.shared.authorityCertificate)
+            options.tls.trustRoots = .only(pem: try await TestPKI.shared.authorityCertificate)
             options.proxy = proxy.proxy.authenticated(username: "ada", password: "p@ss:word/é")
             let response = try await transport.send(origin.url(for: .echo), options: options)
             #expect(response.status == 200)
@@ -63,7 +63,7 @@ struct ProxyTests {
     }
 
     @Test func anHTTPSProxyIsReachedOverTLSWithItsOwnTrust() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         let proxy = try ConnectProxy(credentials: Self.credentials)
         defer { proxy.stop() }
         let front = try await TLSFront.start(

@@ -16,7 +16,7 @@ import Testing
 /// (`/upstream/x` as `/x`), unbuffered: a test's own server then answers over TLS and HTTP/2.
 ///
 /// `make deps` installs nginx and openssl; `isAvailable` is false without them.
-final class TLSNginx {
+final class TLSNginx: Sendable {
     /// The port nginx listens on, on 127.0.0.1.
     let port: Int
     /// The server's certificate (PEM).
@@ -50,8 +50,25 @@ final class TLSNginx {
     /// and returns once it accepts connections. `upstreamPort`: see `/upstream/` above. Given an
     /// `identity` (a chain and its key, PEM), nginx serves it instead, and staples `ocspResponse`
     /// (DER) to its handshakes when given.
+    /// (On a thread of its own: the child processes and the polling would otherwise hold a thread
+    /// of the cooperative pool that every other test's awaits need.)
     static func start(
         upstreamPort: Int? = nil, identity: (chain: Data, key: Data)? = nil, ocspResponse: Data? = nil
+    ) async throws -> TLSNginx {
+        let identity = identity.map { IdentityFiles(chain: $0.chain, key: $0.key) }
+        return try await onOwnThread {
+            try startBlocking(upstreamPort: upstreamPort, identity: identity, ocspResponse: ocspResponse)
+        }
+    }
+
+    /// A chain and its key, PEM.
+    private struct IdentityFiles: Sendable {
+        let chain: Data
+        let key: Data
+    }
+
+    private static func startBlocking(
+        upstreamPort: Int?, identity: IdentityFiles?, ocspResponse: Data?
     ) throws -> TLSNginx {
         guard let executable else { throw Failure("nginx is not installed (make deps installs it)") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

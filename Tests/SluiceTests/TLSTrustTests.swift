@@ -13,9 +13,9 @@ import Testing
 @Suite("TLS trust")
 struct TLSTrustTests {
     /// Options that trust the tests' authority alone.
-    private static func trustingTestAuthority() throws -> RequestOptions {
+    private static func trustingTestAuthority() async throws -> RequestOptions {
         var options = RequestOptions()
-        options.tls.trustRoots = .only(pem: try TestPKI.shared.authorityCertificate)
+        options.tls.trustRoots = .only(pem: try await TestPKI.shared.authorityCertificate)
         return options
     }
 
@@ -25,7 +25,8 @@ struct TLSTrustTests {
         _ identity: TestPKI.Identity? = nil, configure: (inout MockServerTLS) -> Void = { _ in },
         _ body: (MockServer, CurlTransport) async throws -> T
     ) async throws -> T {
-        var tls = try (identity ?? TestPKI.shared.server).serverTLS
+        let pki = try await TestPKI.shared
+        var tls = try (identity ?? pki.server).serverTLS
         configure(&tls)
         let server = try await MockServer.start(tls: tls)
         let transport = CurlTransport()
@@ -54,14 +55,15 @@ struct TLSTrustTests {
 
     @Test func aPrivateAuthorityFromDataIsTrusted() async throws {
         try await Self.withTLSServer { server, transport in
-            let response = try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority())
+            let response = try await transport.send(
+                server.url(for: .echo), options: try await Self.trustingTestAuthority())
             #expect(response.status == 200)
         }
     }
 
     /// Added to the system's store, from a file, as a service trusting its company's CA does.
     @Test func aPrivateAuthorityFromAFileIsTrustedBesideTheSystemStore() async throws {
-        let file = try TestPKI.shared.directory.appendingPathComponent("ca.pem")
+        let file = try await TestPKI.shared.directory.appendingPathComponent("ca.pem")
         try await Self.withTLSServer { server, transport in
             var options = RequestOptions()
             options.tls.trustRoots = .systemAnd(pem: try Data(contentsOf: file))
@@ -86,14 +88,14 @@ struct TLSTrustTests {
         ("self-signed", .untrustedIssuer), ("other authority", .untrustedIssuer),
     ])
     func aBadCertificateIsRefusedWithItsReason(name: String, reason: TLSFailureReason) async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         let identities = [
             "expired": pki.expired, "not yet valid": pki.notYetValid, "other host": pki.otherHost,
             "self-signed": pki.selfSigned, "other authority": pki.fromOtherAuthority,
         ]
         try await Self.withTLSServer(identities[name]!) { server, transport in
             await Self.expectTLSFailure(reason) {
-                try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority())
+                try await transport.send(server.url(for: .echo), options: try await Self.trustingTestAuthority())
             }
             #expect(server.recordedRequests.isEmpty)
         }
@@ -102,9 +104,9 @@ struct TLSTrustTests {
     // MARK: Pins
 
     @Test func aMatchingPublicKeyPinIsAccepted() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer { server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             options.tls.publicKeyPins = [try PublicKeyPin(pki.server.publicKeyPin)]
             #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
             // Several pins: one of them matching is enough.
@@ -117,9 +119,9 @@ struct TLSTrustTests {
 
     /// Same authority, same names, another key: the pin fails in the handshake, nothing is sent.
     @Test func aPublicKeyPinOfAnotherKeyIsRefused() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer(pki.serverWithOtherKey) { server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             options.tls.publicKeyPins = [try PublicKeyPin(pki.server.publicKeyPin)]
             await Self.expectTLSFailure(.pinMismatch) {
                 try await transport.send(server.url(for: .echo), options: options)
@@ -130,10 +132,10 @@ struct TLSTrustTests {
 
     /// A certificate pin matches the leaf, or a certificate of the verified chain (the root here).
     @Test func certificatePinsMatchTheLeafOrTheChain() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         let authorityPin = try CertificatePin(sha256: Self.sha256(TestPKI.der(fromPEM: pki.authorityCertificate)))
         try await Self.withTLSServer { server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             options.tls.certificatePins = [try CertificatePin(pki.server.certificatePin)]
             #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
             options.tls.certificatePins = [authorityPin]
@@ -152,10 +154,10 @@ struct TLSTrustTests {
     // MARK: Evaluator
 
     @Test func anEvaluatorSeesTheChainAndDecides() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         let seen = SeenChains()
         try await Self.withTLSServer { server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             options.tls.evaluator = ServerTrustEvaluator { chain in
                 seen.add(chain)
                 return true
@@ -177,12 +179,12 @@ struct TLSTrustTests {
     // MARK: Mutual TLS
 
     @Test func aServerThatRequiresAClientCertificate() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer(configure: {
             $0.clientCertificates = .required(trustRoots: pki.authorityCertificate)
         }) {
             server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             await Self.expectTLSFailure(.clientCertificateRequired) {
                 try await transport.send(server.url(for: .echo), options: options)
             }
@@ -199,12 +201,12 @@ struct TLSTrustTests {
 
     /// An encrypted key is used with its passphrase, and refused with a wrong one.
     @Test func anEncryptedClientKeyNeedsItsPassphrase() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer(configure: {
             $0.clientCertificates = .required(trustRoots: pki.authorityCertificate)
         }) {
             server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             options.tls.clientIdentity = ClientIdentity(
                 certificate: pki.client.certificate, privateKey: pki.encryptedClientKey,
                 passphrase: pki.encryptedKeyPassphrase)
@@ -219,12 +221,12 @@ struct TLSTrustTests {
     }
 
     @Test func anUnusableClientKeyIsReportedAsSuch() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer(configure: {
             $0.clientCertificates = .required(trustRoots: pki.authorityCertificate)
         }) {
             server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             // The key of another certificate.
             options.tls.clientIdentity = ClientIdentity(certificate: pki.client.certificate, privateKey: pki.server.key)
             await Self.expectTLSFailure(.clientCertificateUnusable) {
@@ -243,11 +245,11 @@ struct TLSTrustTests {
             $0.maximumVersion = .tls11
         }) { server, transport in
             await Self.expectTLSFailure(.protocolVersion) {
-                try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority())
+                try await transport.send(server.url(for: .echo), options: try await Self.trustingTestAuthority())
             }
         }
         try await Self.withTLSServer(configure: { $0.maximumVersion = .tls12 }) { server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
             options.tls.minimumVersion = .tls13
             await Self.expectTLSFailure(.protocolVersion) {
@@ -261,7 +263,7 @@ struct TLSTrustTests {
     /// MockServer staples no OCSP response: a request that requires one is refused, nothing sent.
     @Test func requiredStaplingWithoutAResponseIsRefused() async throws {
         try await Self.withTLSServer { server, transport in
-            var options = try Self.trustingTestAuthority()
+            var options = try await Self.trustingTestAuthority()
             options.tls.requiresOCSPStapling = true
             await Self.expectTLSFailure(.certificateStatus) {
                 try await transport.send(server.url(for: .echo), options: options)
@@ -273,12 +275,12 @@ struct TLSTrustTests {
     /// nginx staples a good response from the tests' authority: the request that requires one passes.
     @Test(.enabled(if: TLSNginx.isAvailable, "needs nginx and openssl (make deps)"))
     func requiredStaplingWithAGoodResponsePasses() async throws {
-        let pki = try TestPKI.shared
-        let nginx = try TLSNginx.start(
+        let pki = try await TestPKI.shared
+        let nginx = try await TLSNginx.start(
             identity: (pki.server.certificate + pki.authorityCertificate, pki.server.key),
             ocspResponse: pki.serverOCSPResponse)
         defer { nginx.stop() }
-        var options = try Self.trustingTestAuthority()
+        var options = try await Self.trustingTestAuthority()
         options.tls.requiresOCSPStapling = true
         let response = try await CurlTransport().send(nginx.url("/protocol"), options: options)
         #expect(response.status == 200)
@@ -288,7 +290,8 @@ struct TLSTrustTests {
     @Test func metricsShowWhatTLSNegotiated() async throws {
         try await Self.withTLSServer(configure: { $0.minimumVersion = .tls13 }) { server, transport in
             let metrics = try #require(
-                try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority()).metrics)
+                try await transport.send(server.url(for: .echo), options: try await Self.trustingTestAuthority())
+                    .metrics)
             #expect(metrics.tlsVersion == "TLSv1.3")
             #expect(metrics.tlsCipher?.hasPrefix("TLS_") == true, "\(String(describing: metrics.tlsCipher))")
             #expect(metrics.alpnProtocol == "http/1.1")
@@ -302,12 +305,12 @@ struct TLSTrustTests {
     // MARK: Per host
 
     @Test func aHostsOwnConfigurationWinsOverTheDefault() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer { server, transport in
             var options = RequestOptions()
-            options.tlsForHosts = ["127.0.0.1": try Self.trustingTestAuthority().tls]
+            options.tlsForHosts = ["127.0.0.1": try await Self.trustingTestAuthority().tls]
             #expect(try await transport.send(server.url(for: .echo), options: options).status == 200)
-            options.tlsForHosts = ["localhost": try Self.trustingTestAuthority().tls]
+            options.tlsForHosts = ["localhost": try await Self.trustingTestAuthority().tls]
             await Self.expectTLSFailure(.untrustedIssuer) {
                 try await transport.send(server.url(for: .echo), options: options)
             }
@@ -320,10 +323,10 @@ struct TLSTrustTests {
     /// The client's configuration trusts the authority for all its requests; one request adds a
     /// pin that fails, and the next is the client's own again.
     @Test func aClientsSettingsApplyToItsRequestsAndOneRequestCanAddItsOwn() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer { server, transport in
             var configuration = Client.Configuration()
-            configuration.requestOptions = try Self.trustingTestAuthority()
+            configuration.requestOptions = try await Self.trustingTestAuthority()
             let client = try Client(
                 baseURL: server.baseURL.absoluteString, configuration: configuration, transport: transport)
             #expect(try await client.get("echo").validate().value.status == 200)
@@ -346,12 +349,12 @@ struct TLSTrustTests {
     /// authenticated connection; after an unpinned one, a pinned request must not ride on the
     /// unverified one; after one with verification off, verification is on again.
     @Test func noTLSSettingOutlivesItsRequest() async throws {
-        let pki = try TestPKI.shared
+        let pki = try await TestPKI.shared
         try await Self.withTLSServer(configure: {
             $0.clientCertificates = .required(trustRoots: pki.authorityCertificate)
         }) {
             server, transport in
-            var authenticated = try Self.trustingTestAuthority()
+            var authenticated = try await Self.trustingTestAuthority()
             authenticated.tls.clientIdentity = ClientIdentity(
                 certificate: pki.client.certificate, privateKey: pki.client.key)
             #expect(try await transport.send(server.url(for: .echo), options: authenticated).status == 200)
@@ -362,11 +365,11 @@ struct TLSTrustTests {
             try await plain.shutdown()
             #expect(status == 200)
             await Self.expectTLSFailure(.clientCertificateRequired) {
-                try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority())
+                try await transport.send(server.url(for: .echo), options: try await Self.trustingTestAuthority())
             }
         }
         try await Self.withTLSServer { server, transport in
-            let plain = try Self.trustingTestAuthority()
+            let plain = try await Self.trustingTestAuthority()
             #expect(try await transport.send(server.url(for: .echo), options: plain).status == 200)
             var pinned = plain
             pinned.tls.publicKeyPins = [try PublicKeyPin(pki.serverWithOtherKey.publicKeyPin)]
@@ -381,11 +384,11 @@ struct TLSTrustTests {
             #expect(try await transport.send(server.url(for: .echo), options: plain).status == 200)
         }
         try await Self.withTLSServer(pki.expired) { server, transport in
-            var insecure = try Self.trustingTestAuthority()
+            var insecure = try await Self.trustingTestAuthority()
             insecure.tls.insecureSkipsPeerVerification = true
             #expect(try await transport.send(server.url(for: .echo), options: insecure).status == 200)
             await Self.expectTLSFailure(.expired) {
-                try await transport.send(server.url(for: .echo), options: try Self.trustingTestAuthority())
+                try await transport.send(server.url(for: .echo), options: try await Self.trustingTestAuthority())
             }
         }
     }

@@ -59,10 +59,12 @@ struct TestPKI: Sendable {
 
     /// The certificates, made on first use; throws the reason they could not be made.
     static var shared: TestPKI {
-        get throws { try made.get() }
+        get async throws { try await made.value }
     }
 
-    private static let made = Result { try TestPKI() }
+    /// Made on a thread of its own: the dozens of `openssl` runs would otherwise hold threads of
+    /// the cooperative pool, and every test that awaits anything, for as long as they take.
+    private static let made = Task { try await onOwnThread { try TestPKI() } }
 
     /// A MockServer TLS configuration that serves the good server certificate.
     var serverTLS: MockServerTLS {

@@ -163,7 +163,7 @@ struct HTTP2TimeoutTests {
     ) async throws {
         let upstream = try PacedServer { _ in [.holdUntilClosed] }
         defer { upstream.stop() }
-        let nginx = try TLSNginx.start(upstreamPort: upstream.port)
+        let nginx = try await TLSNginx.start(upstreamPort: upstream.port)
         defer { nginx.stop() }
         let transport = CurlTransport()
         let connection = try await self.connection(transport, nginx)
@@ -204,7 +204,7 @@ struct HTTP2TimeoutTests {
     @Test func aTotalTimeoutOnANewConnectionIsReportedAsTotal() async throws {
         let upstream = try PacedServer { _ in [.holdUntilClosed] }
         defer { upstream.stop() }
-        let nginx = try TLSNginx.start(upstreamPort: upstream.port)
+        let nginx = try await TLSNginx.start(upstreamPort: upstream.port)
         defer { nginx.stop() }
         let error = await expectFailure(.timedOut) {
             try await CurlTransport().send(

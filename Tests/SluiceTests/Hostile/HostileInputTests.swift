@@ -20,7 +20,7 @@ struct HostileInputTests {
     private static func play(_ run: HostileRun) async throws {
         let hostileCase = run.hostileCase
         let isTLS = run.scheme == .https
-        let server = try await MockServer.start(tls: isTLS ? try TestPKI.shared.serverTLS : nil)
+        let server = try await MockServer.start(tls: isTLS ? try await TestPKI.shared.serverTLS : nil)
         var stops: [@Sendable () -> Void] = []
         defer { for stop in stops { stop() } }
         var baseURL = server.baseURL.absoluteString
@@ -41,7 +41,9 @@ struct HostileInputTests {
         var configuration = Client.Configuration()
         configuration.requestOptions = HostileCase.baseOptions()
         // The server's certificate is issued by the tests' own authority, trusted alone.
-        if isTLS { configuration.requestOptions.tls.trustRoots = .only(pem: try TestPKI.shared.authorityCertificate) }
+        if isTLS {
+            configuration.requestOptions.tls.trustRoots = .only(pem: try await TestPKI.shared.authorityCertificate)
+        }
         hostileCase.options(&configuration.requestOptions)
         let limit = hostileCase.limit(configuration.requestOptions)
         let client = try Client(baseURL: baseURL, configuration: configuration, transport: CurlTransport())
