@@ -1,16 +1,12 @@
 import Synchronization
 
-/// The serial, multicast delivery engine behind `Signal.pipe()`, behind every started
-/// `SignalProducer` (as its gate), and behind each operator that merges several sources.
+/// The serial, multicast delivery engine behind `Signal.pipe()` and a property's signal. (A
+/// started producer's gate, which has one observer for its whole life, is a `SerialGate`.)
 ///
 /// It enforces the stream contract:
-/// - Events are delivered one at a time. Delivering needs the core's delivery token (`wip`, an
-///   atomic counter in the style of a queue-drain loop). A sender that finds the token free takes
-///   it with one compare-and-swap, delivers, and gives it back with another: no lock on the fast
-///   path. A sender that finds it taken (another thread is delivering, or an observer is sending
-///   re-entrantly) appends its event to a queue and returns at once; the token's holder drains the
-///   queue in order before it lets go. Nothing blocks and nothing recurses, so an observer that
-///   sends into its own signal cannot deadlock, and no lock is ever held while observers run.
+/// - Events are delivered one at a time, by the holder of the core's `DeliveryToken`: nothing
+///   blocks and nothing recurses, so an observer that sends into its own signal cannot deadlock,
+///   and no lock is ever held while observers run.
 /// - Attaching and detaching observers go through the same queue, so the observer list is touched
 ///   only by the token's holder, in order with the events.
 /// - After a terminal event, later events are dropped, and observers are released as soon as the
@@ -31,19 +27,15 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
 
     // The state below is read and written only by the holder of the delivery token. The compiler
     // cannot see the token, hence `nonisolated(unsafe)`: every access happens between acquiring
-    // the token (`wip` from 0, with acquiring order) and releasing it (back to 0, with releasing
-    // order), so the token serializes these accesses exactly as a lock would. For the same reason
-    // the runtime's exclusivity checks are off for them: they cost more than everything else on
-    // the path of an event, and the token already guarantees exclusive access.
+    // the token (with acquiring order) and releasing it (with releasing order), so the token
+    // serializes these accesses exactly as a lock would. For the same reason the runtime's
+    // exclusivity checks are off for them: they cost more than everything else on the path of an
+    // event, and the token already guarantees exclusive access.
     //
-    // Queue storage is kept as `AnyObject` on purpose: the fields of a generic class are destroyed
-    // by generic code that looks up each field's type metadata at run time, which would cost more
-    // than the rest of a producer's start and dispose together. It always holds a
-    // `LockStorage<PendingQueue<Item>>`, cast back with `unsafeDowncast`, which costs nothing.
     // Observers are closures (see `Observer`), whose layout is the same whatever the types, so
     // they are stored as they are.
 
-    /// The first observer (a producer's gate has only this one), in a box of its own: a closure
+    /// The first observer (a pipe often has only this one), in a box of its own: a closure
     /// read from a variable is retained and released around every call, where the box can be
     /// read unowned (`singleBox`), as the token's holder alone may replace it.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var single: ObserverBox<Value, Failure>?
@@ -56,16 +48,10 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         [(id: UInt64, observer: Observer<Value, Failure>)] = []
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var deliveryEnded = false
 
-    /// The delivery token: 0 when free; otherwise 1 plus the number of enqueue notifications.
-    @usableFromInline let wip: Atomic<Int>
-    /// Queued items, a `LockStorage<PendingQueue<Item>>` made on first use, since most producer
-    /// gates never queue anything. `nonisolated(unsafe)` only because `AtomicLazyReference` does not
-    /// declare `Sendable`: it publishes the reference atomically, and the queue has its own lock.
-    @usableFromInline nonisolated(unsafe) let pendingStorage: AtomicLazyReference<AnyObject>
-    /// Whether `pendingStorage` was made: the drain loop reads this flag instead of the reference,
-    /// because `AtomicLazyReference.load()` is not inlined and looks up the metadata of
-    /// `Unmanaged<AnyObject>` at run time on every call (about a thousand instructions per request).
-    @usableFromInline let hasPendingStorage: Atomic<Bool>
+    /// The delivery token and the queue of items for its holder. `nonisolated(unsafe)` only
+    /// because `AtomicLazyReference` does not declare `Sendable`: it publishes the queue atomically,
+    /// and the queue has its own lock.
+    @usableFromInline nonisolated(unsafe) let token = DeliveryToken<Item>()
     @usableFromInline let nextID: Atomic<UInt64>
     /// Set by `interrupt()`: values not yet delivered are dropped.
     @usableFromInline let isInterrupting: Atomic<Bool>
@@ -74,19 +60,9 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
 
     @inlinable
     init() {
-        wip = Atomic(0)
-        pendingStorage = AtomicLazyReference()
-        hasPendingStorage = Atomic(false)
         nextID = Atomic(0)
         isInterrupting = Atomic(false)
         terminated = Atomic(false)
-    }
-
-    /// A core with one observer attached from the start (a producer's or an operator's gate).
-    @inlinable
-    convenience init(observer: Observer<Value, Failure>) {
-        self.init()
-        setSingle(ObserverBox(observer), id: .max)
     }
 
     @inlinable
@@ -105,48 +81,28 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         singleBox = nil
     }
 
-    @inlinable
-    var pending: LockStorage<PendingQueue<Item>> {
-        let storage =
-            pendingStorage.load() ?? pendingStorage.storeIfNil(LockStorage<PendingQueue<Item>>.make(PendingQueue()))
-        // Set before the caller's item is counted in `wip`, whose read-modify-writes order it
-        // before the drain loop's next pass.
-        hasPendingStorage.store(true, ordering: .releasing)
-        return unsafeDowncast(storage, to: LockStorage<PendingQueue<Item>>.self)
-    }
-
     // MARK: Sending
 
     /// Sends an event to every observer, serially; see the type's documentation.
     @inlinable
     func send(_ event: Event<Value, Failure>) {
-        if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
-            deliver(event)
-            if wip.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
-            drain(missed: 1)
-        } else if enqueue(.event(event)) {
-            drain(missed: 1)
-        }
+        token.run(
+            now: { deliver(event) }, queue: { token.pending.withLock { $0.append(.event(event)) } },
+            drain: { drain(missed: $0) })
     }
 
     /// Processes an item now if the token is free, or queues it for the token's holder.
     @inlinable
     func submit(_ item: Item) {
-        if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
-            process(item)
-            if wip.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
-            drain(missed: 1)
-        } else if enqueue(item) {
-            drain(missed: 1)
-        }
+        token.run(
+            now: { process(item) }, queue: { token.pending.withLock { $0.append(item) } }, drain: { drain(missed: $0) })
     }
 
     /// Appends an item for the token's holder; returns true when the caller took the token and
     /// must call `drain()` (once it holds no lock of its own).
     @inlinable
     func enqueue(_ item: Item) -> Bool {
-        pending.withLock { $0.append(item) }
-        return wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
+        token.enqueue(item)
     }
 
     /// Accepts an event without delivering it; see `enqueue(_ item:)`.
@@ -161,22 +117,13 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         drain(missed: 1)
     }
 
-    /// The token holder's loop: deliver everything queued, then account for the notifications
-    /// seen, until none arrived meanwhile.
+    /// The token holder's loop: deliver everything queued, then an interruption that arrived
+    /// while the token was held (see `interrupt`), after everything queued before it.
     @inlinable
     func drain(missed: Int) {
-        var missed = missed
-        while true {
-            if hasPendingStorage.load(ordering: .acquiring), let storage = pendingStorage.load() {
-                let queue = unsafeDowncast(storage, to: LockStorage<PendingQueue<Item>>.self)
-                while let item = queue.withLock({ $0.popFirst() }) { process(item) }
-            }
-            // An interruption that arrived while the token was held (see `interrupt`), after
-            // everything queued before it.
-            if !deliveryEnded && isInterrupting.load(ordering: .relaxed) { deliver(.interrupted) }
-            missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
-            if missed == 0 { return }
-        }
+        token.drain(
+            missed: missed, process: { process($0) },
+            afterQueue: { if !deliveryEnded && isInterrupting.load(ordering: .relaxed) { deliver(.interrupted) } })
     }
 
     @inlinable
@@ -272,16 +219,10 @@ final class SignalCore<Value: Sendable, Failure: Error>: Disposable {
         // event is still being delivered), and queueing the event would allocate the queue.
         if terminated.load(ordering: .acquiring) { return }
         isInterrupting.store(true, ordering: .relaxed)
-        if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
-            deliver(.interrupted)
-            if wip.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
-            drain(missed: 1)
-        } else if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
-            // The holder gave the token back meanwhile: deliver it as the new holder.
-            drain(missed: 1)
-        }
-        // Otherwise the holder sees the notification and delivers `interrupted` in its `drain`,
-        // after what was queued before; nothing is queued (which would allocate the queue).
+        // When the token is taken, nothing is queued (which would allocate the queue): the holder
+        // sees the notification and delivers `interrupted` in its `drain`, after what was queued
+        // before.
+        token.run(now: { deliver(.interrupted) }, queue: {}, drain: { drain(missed: $0) })
     }
 
     /// Whether the core has delivered its terminal event.

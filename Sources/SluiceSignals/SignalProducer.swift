@@ -7,7 +7,9 @@ import Synchronization
 /// observer receives `interrupted`, and everything attached to the subscription's `Lifetime` is
 /// disposed. Events reach the observer serially and follow the grammar documented on `Event`,
 /// even when the start handler sends from several threads at once. A finished or disposed
-/// subscription releases its observer, the operators' closures and the work's resources.
+/// subscription releases its observer and the work's resources; the operators' closures go when
+/// the work lets go of the observer it was given (a handler lets go of it when it returns, or when
+/// its lifetime ends).
 public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     /// Runs the work for one subscription, sending into an observer that is already serial.
     @usableFromInline

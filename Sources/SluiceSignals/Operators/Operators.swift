@@ -45,7 +45,7 @@ extension Operators {
     /// When `lifetime` ends, a subscriber that has not had its terminal event gets `interrupted`.
     @inlinable
     static func serialized<V, E>(_ downstream: Observer<V, E>, _ lifetime: Lifetime) -> Observer<V, E> {
-        let gate = SignalCore<V, E>(observer: downstream)
+        let gate = SerialGate<V, E>(downstream)
         // A closure made here is specialized for the caller's types; disposing the gate through
         // `any Disposable` would run the generic code, which is much slower.
         lifetime.observeEnded { gate.interrupt() }
