@@ -59,18 +59,23 @@ struct CoalescingTests {
             let client = try client(server, transport)
             let first = Mutex<Result<Response, SluiceError>?>(nil)
             let second = Mutex<Result<Response, SluiceError>?>(nil)
-            let leader = client.get("delay/3000").startWithCompletion { result in first.withLock { $0 = result } }
-            try await eventually("the transfer is in flight") { !server.requests(to: "/delay/3000").isEmpty }
-            _ = client.get("delay/3000").startWithCompletion { result in second.withLock { $0 = result } }
+            // Six seconds: the second must join before the response arrives, and on a loaded machine
+            // the wait below has resumed seconds late.
+            let leader = client.get("delay/6000").startWithCompletion { result in first.withLock { $0 = result } }
+            try await eventually("the transfer is in flight") { !server.requests(to: "/delay/6000").isEmpty }
+            try #require(first.withLock { $0 } == nil, "the response arrived before the second could join")
+            _ = client.get("delay/6000").startWithCompletion { result in second.withLock { $0 = result } }
             leader.dispose()
-            try await eventually("the second gets its response") { second.withLock { $0 } != nil }
+            try await eventually("the second gets its response", timeout: .seconds(20)) {
+                second.withLock { $0 } != nil
+            }
             #expect((try? second.withLock { $0 }?.get())?.status == 200)
             if case .failure(let error)? = first.withLock({ $0 }) {
                 #expect(error.code == .cancelled)
             } else {
                 Issue.record("the one that left was cancelled")
             }
-            #expect(server.requests(to: "/delay/3000").count == 1)
+            #expect(server.requests(to: "/delay/6000").count == 1)
         }
     }
 
