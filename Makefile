@@ -78,6 +78,7 @@ TSAN_SUITES := $(TSAN_SUITES)|CollectedResponseRaceTests|TransferTokenGateTests|
 TSAN_SUITES := $(TSAN_SUITES)|ResponseChunksTests|StreamingChainTests|PooledHandleTests|CompletionCallbackTests|UploadVerbTests
 TSAN_SUITES := $(TSAN_SUITES)|CoalescingTests|TracingInterceptorTests|MetricsInterceptorTests|RecordReplayTests
 TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests|ReportListenerTests|ResponseChunksTapTests|CacheStreamedBodyTests
+TSAN_SUITES := $(TSAN_SUITES)|RequestProducerRestartTests
 TSAN_SUITES := $(TSAN_SUITES)|CookieJarTests|CacheStoreTests|CacheFreshnessTests|DownloadTests|DownloadResumeTests
 TSAN_SUITES := $(TSAN_SUITES)|EventStreamTests|HARRecorderTests
 tsan: deps

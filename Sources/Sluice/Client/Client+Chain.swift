@@ -43,47 +43,28 @@ extension Client {
     /// client's `events`: the chain's interceptors, then the transport, and back.
     public func send(_ request: Request) -> SignalProducer<Response, SluiceError> {
         insecureTLSWarning.note(request.options)
-        // The chain runs inside this producer's own subscription (`run(_:mode:control:reporter:into:_:)`):
-        // one closure for the producer, no gate and no derived producers per start.
-        return SignalProducer.serial { [self] observer, lifetime in
-            run(
-                request, mode: .collected, control: nil, reporter: eventHub.reporter(for: request), listed: true,
-                into: observer, lifetime)
+        // The chain runs inside this producer's own subscription (`Exchange.start`): no gate and
+        // no derived producers per start. The exchange of the first start is made here and is
+        // the closure's only capture, so the closure needs no context of its own.
+        let exchange = Exchange(
+            request: withCookieJar(request), client: self, mode: .collected, control: nil, listed: true)
+        return SignalProducer.serial { observer, lifetime in
+            let exchange = exchange.forThisStart()
+            exchange.start(
+                reporter: exchange.client.eventHub.reporter(for: exchange.originalRequest), into: observer, lifetime)
         }
     }
 
     /// The response of one run of `request` through the chain, its body as `mode` asks, its task's
-    /// events sent to `reporter`; `control` suspends and resumes the transfer.
+    /// events sent to `reporter`; `control` suspends and resumes the transfer. The request is not
+    /// listed among the client's requests in flight: its caller (a task, a stream) lists it.
     func response(
         for request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?
     ) -> SignalProducer<Response, SluiceError> {
         insecureTLSWarning.note(request.options)
         return SignalProducer.serial { [self] observer, lifetime in
-            run(request, mode: mode, control: control, reporter: reporter, listed: false, into: observer, lifetime)
-        }
-    }
-
-    /// One run of `request` through the chain within a subscription: the chain's response goes to
-    /// `downstream` through the exchange, which reports the task's end; `listed` puts the request
-    /// among the client's requests in flight for the subscription's life (callers that list it
-    /// themselves, as tasks do, pass false).
-    private func run(
-        _ request: Request, mode: Exchange.BodyMode, control: TransferControl?, reporter: TaskReporter?, listed: Bool,
-        into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime
-    ) {
-        let request = withCookieJar(request)
-        let exchange = Exchange(
-            request: request, client: self, mode: mode, control: control, reporter: reporter, downstream: downstream,
-            lifetime: lifetime, listed: listed)
-        // After the exchange has listed the request among those in flight: an observer of these
-        // events may cancel it through the client.
-        reporter?.report(.created)
-        reporter?.report(.resumed)
-        let response = InterceptorChain(interceptors: interceptors, index: 0, exchange: exchange).proceed(request)
-        if let deadline = request.options.deadline {
-            response.timeout(after: deadline, on: configuration.scheduler).run(into: exchange.observer, lifetime)
-        } else {
-            response.run(into: exchange.observer, lifetime)
+            Exchange(request: withCookieJar(request), client: self, mode: mode, control: control, listed: false)
+                .start(reporter: reporter, into: observer, lifetime)
         }
     }
 

@@ -22,10 +22,20 @@ final class Exchange: Disposable {
     let mode: BodyMode
     /// Suspends and resumes the transfer in flight (a task's, a stream's), if any.
     let control: TransferControl?
-    let reporter: TaskReporter?
+    /// Whether the start lists the request among the client's requests in flight.
+    private let isListed: Bool
+
+    // Set once, by the start that takes this exchange (`start`), before the chain runs; read when
+    // the chain's events arrive, which the transport orders after that start (its command queue's
+    // lock), as `RedirectRun` does.
+    /// Where lifecycle events go, when somebody watches.
+    nonisolated(unsafe) private(set) var reporter: TaskReporter?
     /// Where the response goes, and the subscription it goes to.
-    let downstream: Observer<Response, SluiceError>
-    let lifetime: Lifetime
+    nonisolated(unsafe) private(set) var downstream: Observer<Response, SluiceError>!
+    nonisolated(unsafe) private(set) var lifetime: Lifetime!
+    /// The request's entry among the client's requests in flight, when it is listed.
+    nonisolated(unsafe) private var inFlightID: UInt64 = 0
+
     private let lastSent = Mutex<Request?>(nil)
     private let responded = Atomic<Bool>(false)
     /// The response whose streaming body is still arriving: collected for a caller that wants it
@@ -33,28 +43,55 @@ final class Exchange: Disposable {
     let open = Mutex<Response?>(nil)
     /// A terminal event went downstream: what the chain sends after it is dropped.
     let ended = Atomic(false)
-    /// The client's requests in flight, which list this one until its subscription ends.
-    /// Whether the start lists the request among the client's requests in flight.
-    private let isListed: Bool
-    private let inFlightID: UInt64
     private let disposed = Atomic(false)
+    /// Whether a start has taken this exchange (see `forThisStart()`).
+    private let isTaken = Atomic(false)
 
-    init(
-        request: Request, client: Client, mode: BodyMode, control: TransferControl?, reporter: TaskReporter?,
-        downstream: Observer<Response, SluiceError>, lifetime: Lifetime, listed: Bool
-    ) {
+    /// An exchange for one start of `request`; `listed` puts the request among the client's
+    /// requests in flight for the subscription's life (callers that list it themselves, as tasks
+    /// do, pass false).
+    init(request: Request, client: Client, mode: BodyMode, control: TransferControl?, listed: Bool) {
         originalRequest = request
         self.client = client
         self.mode = mode
         self.control = control
+        isListed = listed
+    }
+
+    /// This exchange for the producer's first start; a fresh one for any later start, so that no
+    /// start inherits another's state. (Made with the producer, it is the start handler's only
+    /// capture: no closure context, and no exchange to make when the producer starts once.)
+    func forThisStart() -> Exchange {
+        if !isTaken.exchange(true, ordering: .acquiringAndReleasing) { return self }
+        let fresh = Exchange(request: originalRequest, client: client, mode: mode, control: control, listed: isListed)
+        fresh.isTaken.store(true, ordering: .relaxed)
+        return fresh
+    }
+
+    /// Runs the request through the client's chain within a subscription: the chain's response
+    /// goes to `downstream` through this exchange, which reports the task's events to `reporter`.
+    func start(reporter: TaskReporter?, into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime) {
         self.reporter = reporter
         self.downstream = downstream
         self.lifetime = lifetime
-        isListed = listed
         // Listed before anything else happens (its task's first events, the interceptors):
         // cancelling through the client ends the subscription as disposing it would.
-        inFlightID = listed ? client.inFlight.add(method: request.method, url: request.url, lifetime: lifetime) : 0
-        if listed { lifetime += self }
+        if isListed {
+            inFlightID = client.inFlight.add(
+                method: originalRequest.method, url: originalRequest.url, lifetime: lifetime)
+            lifetime += self
+        }
+        // After the exchange has listed the request among those in flight: an observer of these
+        // events may cancel it through the client.
+        reporter?.report(.created)
+        reporter?.report(.resumed)
+        let response = InterceptorChain(interceptors: client.interceptors, index: 0, exchange: self).proceed(
+            originalRequest)
+        if let deadline = originalRequest.options.deadline {
+            response.timeout(after: deadline, on: scheduler).run(into: observer, lifetime)
+        } else {
+            response.run(into: observer, lifetime)
+        }
     }
 
     /// The transport at the end of the chain.

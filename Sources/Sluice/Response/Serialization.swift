@@ -116,10 +116,12 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
         // leaves before the serializer ran closes the task as cancelled (after a completion, that
         // does nothing).
         guard serializer.runsOnSerializationQueue else {
-            // No hop: the claim and the serializer in one observer.
-            return lift { (downstream: Observer<S.Output, SluiceError>, lifetime) in
-                let run = SerializationRun(serializer: serializer, downstream: downstream, claimingIn: lifetime)
-                return Observer { event in run.receive(event) }
+            // No hop: the claim and the serializer in one observer. The run of the first start is
+            // made here, with the producer, and is the start handler's only capture (no closure
+            // context; a request's producer starts once).
+            let run = SerializationRun(serializer: serializer, upstream: self)
+            return SignalProducer<S.Output, SluiceError>.serial { downstream, lifetime in
+                run.start(downstream, lifetime, claims: true)
             }
         }
         let claiming = lift { (downstream: Observer<Response, SluiceError>, lifetime) in
@@ -128,9 +130,9 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
                 downstream.send(event)
             }
         }
-        return claiming.observe(on: Serialization.queue).lift { (downstream: Observer<S.Output, SluiceError>, _) in
-            let run = SerializationRun(serializer: serializer, downstream: downstream, claimingIn: nil)
-            return Observer { event in run.receive(event) }
+        let run = SerializationRun(serializer: serializer, upstream: claiming.observe(on: Serialization.queue))
+        return SignalProducer<S.Output, SluiceError>.serial { downstream, lifetime in
+            run.start(downstream, lifetime, claims: false)
         }
     }
 
@@ -165,26 +167,48 @@ public struct DataResponseSerializer: ResponseSerializer {
     public var runsOnSerializationQueue: Bool { false }
 }
 
-/// One subscription of a serialization operator: serializes each response, and once serializing
-/// failed, lets nothing else through (a relaxed flag: events arrive serially).
-final class SerializationRun<S: ResponseSerializer>: Sendable {
+/// One start of a serialization operator: serializes each response, and once serializing failed,
+/// lets nothing else through (a relaxed flag: events arrive serially).
+///
+/// Made with the producer, for its first start; a later start makes a fresh one, so that no start
+/// inherits another's state. It lets go of its downstream observer with the terminal event, so
+/// that a producer kept after its start keeps nothing of that subscription.
+final class SerializationRun<S: ResponseSerializer>: @unchecked Sendable {
+    // `@unchecked`: `downstream` and `claimLifetime` are written by the start that takes the run,
+    // before the upstream starts, and then only by `receive`, which events reach one at a time
+    // after that start; the flags are atomic.
     private let serializer: S
-    private let downstream: Observer<S.Output, SluiceError>
-    /// Where a response's task completion is claimed, when this run claims it (see
-    /// `serialize(using:)`); nil when an observer before a hop claimed it already.
-    private let claimLifetime: Lifetime?
+    private let upstream: SignalProducer<Response, SluiceError>
+    /// Whether a start has taken this run.
+    private let isTaken = Atomic<Bool>(false)
     /// Set once serializing failed. Events arrive serially (the stream contract), so relaxed order
     /// is enough.
     private let failed = Atomic<Bool>(false)
+    @exclusivity(unchecked) private nonisolated(unsafe) var downstream: Observer<S.Output, SluiceError>?
+    /// Where a response's task completion is claimed, when this run claims it (see
+    /// `serialize(using:)`); nil when an observer before a hop claimed it already.
+    @exclusivity(unchecked) private nonisolated(unsafe) var claimLifetime: Lifetime?
 
-    init(serializer: S, downstream: Observer<S.Output, SluiceError>, claimingIn lifetime: Lifetime?) {
+    init(serializer: S, upstream: SignalProducer<Response, SluiceError>) {
         self.serializer = serializer
-        self.downstream = downstream
-        claimLifetime = lifetime
+        self.upstream = upstream
+    }
+
+    /// Starts the upstream for one start (this run for the first, a fresh one for any later);
+    /// `claims`: whether this run claims each response's task completion in the start's lifetime.
+    func start(_ downstream: Observer<S.Output, SluiceError>, _ lifetime: Lifetime, claims: Bool) {
+        let run =
+            isTaken.exchange(true, ordering: .acquiringAndReleasing)
+            ? SerializationRun(serializer: serializer, upstream: upstream) : self
+        run.downstream = downstream
+        run.claimLifetime = claims ? lifetime : nil
+        upstream.run(into: Observer { [run] event in run.receive(event) }, lifetime)
     }
 
     /// Serializes a response event, or passes a terminal event on unless serializing failed.
-    func receive(_ event: Event<Response, SluiceError>) {
+    private func receive(_ event: Event<Response, SluiceError>) {
+        if failed.load(ordering: .relaxed) { return }
+        guard let downstream else { return }
         switch event {
         case .value(let response):
             if let claimLifetime { SignalProducer.claim(response, claimLifetime) }
@@ -195,11 +219,24 @@ final class SerializationRun<S: ResponseSerializer>: Sendable {
             } catch {
                 response.outcomeObserver?.settle(response, value: nil, error: error)
                 failed.store(true, ordering: .relaxed)
+                release()
                 downstream.send(error: error)
             }
-        case .failed(let error): if !failed.load(ordering: .relaxed) { downstream.send(error: error) }
-        case .completed: if !failed.load(ordering: .relaxed) { downstream.sendCompleted() }
-        case .interrupted: if !failed.load(ordering: .relaxed) { downstream.sendInterrupted() }
+        case .failed(let error):
+            release()
+            downstream.send(error: error)
+        case .completed:
+            release()
+            downstream.sendCompleted()
+        case .interrupted:
+            release()
+            downstream.sendInterrupted()
         }
+    }
+
+    /// Lets go of the subscription's observer and lifetime (its terminal event has arrived).
+    private func release() {
+        downstream = nil
+        claimLifetime = nil
     }
 }

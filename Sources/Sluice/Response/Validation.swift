@@ -12,7 +12,8 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Fails with `.unacceptableStatusCode` unless the status is 2xx, then with `.unacceptableContentType`
     /// unless the `Content-Type` matches the request's `Accept` header (when the request has one).
     public func validate() -> SignalProducer<Response, SluiceError> {
-        validating(ResponseValidation.checkDefault)
+        // A function, not a closure over the check: no closure context per call.
+        attemptMap(validatedByDefault)
     }
 
     /// Fails with `.unacceptableStatusCode` unless the status is in `range`.
@@ -89,6 +90,17 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
             return response
         }
     }
+}
+
+/// `response` when `validate()` accepts it; otherwise its task settles with the error, thrown.
+@Sendable private func validatedByDefault(_ response: Response) throws(SluiceError) -> Response {
+    do throws(SluiceError) {
+        try ResponseValidation.checkDefault(response)
+    } catch {
+        response.outcomeObserver?.settle(response, value: nil, error: error)
+        throw error
+    }
+    return response
 }
 
 /// The statuses a validation accepts, and how a message names them.

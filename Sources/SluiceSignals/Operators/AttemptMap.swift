@@ -54,13 +54,3 @@ extension Signal {
         lift(Operators.attemptMap(transform))
     }
 }
-
-extension SignalProducer {
-    /// Transforms each value with a closure that may fail; the first failure ends the stream.
-    @inlinable
-    public func attemptMap<U>(
-        _ transform: @escaping @Sendable (Value) throws(Failure) -> U
-    ) -> SignalProducer<U, Failure> {
-        lift(Operators.attemptMap(transform))
-    }
-}

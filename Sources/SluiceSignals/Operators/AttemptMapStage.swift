@@ -1,0 +1,77 @@
+import Synchronization
+
+extension SignalProducer {
+    /// Transforms each value with a closure that may fail; the first failure ends the stream.
+    ///
+    /// The run of the producer's first start is made here, with the producer, and is the start
+    /// handler's only capture: no closure context, and no run to make when the producer starts
+    /// once, as a request's producer does (see `AttemptMapStage`).
+    @inlinable
+    public func attemptMap<U>(
+        _ transform: @escaping @Sendable (Value) throws(Failure) -> U
+    ) -> SignalProducer<U, Failure> {
+        let stage = AttemptMapStage(upstream: startHandler, transform: transform)
+        return SignalProducer<U, Failure>(serialized: { downstream, lifetime in stage.start(downstream, lifetime) })
+    }
+}
+
+/// One start of a producer's `attemptMap`: transforms values until a transform fails, then drops
+/// whatever else arrives.
+///
+/// Made with the producer, for its first start; a later start makes a fresh one (`start`), so that
+/// no start inherits another's state. It lets go of its downstream observer with the terminal
+/// event, so that a producer kept after its start keeps nothing of that subscription.
+@usableFromInline
+final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: @unchecked Sendable {
+    // `@unchecked`: `downstream` is written by the start that takes the stage, before the upstream
+    // starts, and then only by `receive`, which events reach one at a time after that start;
+    // the flags are atomic.
+    @usableFromInline let upstream: @Sendable (Observer<V, E>, Lifetime) -> Void
+    @usableFromInline let transform: @Sendable (V) throws(E) -> U
+    /// Whether a start has taken this stage.
+    @usableFromInline let isTaken: Atomic<Bool>
+    /// Set once a transform failed. Events arrive serially (the stream contract), so relaxed
+    /// order is enough; atomic so that the compiler and the thread sanitizer see it safe.
+    @usableFromInline let failed: Atomic<Bool>
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var downstream: Observer<U, E>?
+
+    @inlinable
+    init(
+        upstream: @escaping @Sendable (Observer<V, E>, Lifetime) -> Void,
+        transform: @escaping @Sendable (V) throws(E) -> U
+    ) {
+        self.upstream = upstream
+        self.transform = transform
+        isTaken = Atomic(false)
+        failed = Atomic(false)
+    }
+
+    /// Starts the upstream for one start: this stage for the first, a fresh one for any later.
+    @inlinable
+    func start(_ downstream: Observer<U, E>, _ lifetime: Lifetime) {
+        let run =
+            isTaken.exchange(true, ordering: .acquiringAndReleasing)
+            ? AttemptMapStage(upstream: upstream, transform: transform) : self
+        run.downstream = downstream
+        upstream(Observer { [run] event in run.receive(event) }, lifetime)
+    }
+
+    @inlinable
+    func receive(_ event: Event<V, E>) {
+        if failed.load(ordering: .relaxed) { return }
+        guard let downstream else { return }
+        switch event {
+        case .value(let value):
+            do throws(E) {
+                downstream.send(value: try transform(value))
+            } catch {
+                failed.store(true, ordering: .relaxed)
+                self.downstream = nil
+                downstream.send(error: error)
+            }
+        default:
+            self.downstream = nil
+            downstream.sendTerminal(event)
+        }
+    }
+}
