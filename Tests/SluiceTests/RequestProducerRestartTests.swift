@@ -38,6 +38,33 @@ struct RequestProducerRestartTests {
         }
     }
 
+    @Test func aFinishedRequestKeepsNothingAlive() async throws {
+        // The stages made with their producers hold the producer above them: an exchange that kept
+        // its observer after the end would keep them, itself and the subscription alive for good.
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            for chain in [0, 1, 2] {
+                weak var subscription: AnyObject?
+                let ended = Lock(false)
+                do {
+                    let request = client.get("echo")
+                    let producer: SignalProducer<Data, SluiceError> =
+                        switch chain {
+                        case 0: request.map(\.body)
+                        case 1: request.validate().map(\.body)
+                        default: request.validate().data()
+                        }
+                    let disposable = producer.start { event in
+                        if event.isTerminating { ended.withLock { $0 = true } }
+                    }
+                    subscription = disposable as AnyObject
+                }
+                try await eventually("request \(chain) ends") { ended.withLock { $0 } }
+                try await eventually("request \(chain)'s subscription is released") { subscription == nil }
+            }
+        }
+    }
+
     @Test func eachStartIsItsOwnTaskInTheClientsEvents() async throws {
         try await withServer { server, transport in
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)

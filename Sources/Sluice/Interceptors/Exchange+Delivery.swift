@@ -60,7 +60,7 @@ extension Exchange {
         let reporter = reporter
         if completesTask { response.outcomeObserver = reporter }
         aggregator.record(url: response.request.url, response: response)
-        downstream.send(value: response)
+        downstream.withLock { $0 }?.send(value: response)
         if completesTask { reporter?.responseDelivered(response) }
     }
 
@@ -70,17 +70,17 @@ extension Exchange {
             aggregator.record(url: lastSentRequest?.url ?? originalRequest.url, response: nil)
         }
         reporter?.complete(TaskCompletion(response: nil, error: error))
-        downstream.send(error: error)
+        downstream.withLock { $0.take() }?.send(error: error)
     }
 
     private func interrupt() {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
         reporter?.cancelled()
-        downstream.sendInterrupted()
+        downstream.withLock { $0.take() }?.sendInterrupted()
     }
 
     private func complete() {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
-        downstream.sendCompleted()
+        downstream.withLock { $0.take() }?.sendCompleted()
     }
 }

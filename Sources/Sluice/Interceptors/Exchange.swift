@@ -30,8 +30,7 @@ final class Exchange: Disposable {
     // lock), as `RedirectRun` does.
     /// Where lifecycle events go, when somebody watches.
     nonisolated(unsafe) private(set) var reporter: TaskReporter?
-    /// Where the response goes, and the subscription it goes to.
-    nonisolated(unsafe) private(set) var downstream: Observer<Response, SluiceError>!
+    /// The subscription the response goes to.
     nonisolated(unsafe) private(set) var lifetime: Lifetime!
     /// The request's entry among the client's requests in flight, when it is listed.
     nonisolated(unsafe) private var inFlightID: UInt64 = 0
@@ -41,6 +40,11 @@ final class Exchange: Disposable {
     /// The response whose streaming body is still arriving: collected for a caller that wants it
     /// whole, or handed out already to one that streams it (its task ends with the body).
     let open = Mutex<Response?>(nil)
+    /// Where the response goes: let go of with the terminal event. The stages below the caller
+    /// (a validation's, a serializer's run) hold the producer that holds this exchange, so an
+    /// exchange that kept its observer would keep them, and itself, alive for good. Behind a lock:
+    /// a collected body's value may be on its way while a disposal ends the exchange.
+    let downstream = Mutex<Observer<Response, SluiceError>?>(nil)
     /// A terminal event went downstream: what the chain sends after it is dropped.
     let ended = Atomic(false)
     private let disposed = Atomic(false)
@@ -72,7 +76,7 @@ final class Exchange: Disposable {
     /// goes to `downstream` through this exchange, which reports the task's events to `reporter`.
     func start(reporter: TaskReporter?, into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime) {
         self.reporter = reporter
-        self.downstream = downstream
+        self.downstream.withLock { $0 = downstream }
         self.lifetime = lifetime
         // Listed before anything else happens (its task's first events, the interceptors):
         // cancelling through the client ends the subscription as disposing it would.
