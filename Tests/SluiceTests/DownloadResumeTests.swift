@@ -48,21 +48,16 @@ struct DownloadResumeTests {
 
     @Test func aResumedDownloadAsksForTheRestAndAppendsIt() async throws {
         try await Self.withFailedDownload { download in
-            let server = download.server
-            let client = download.client
-            let directory = download.directory
-            let file = download.file
-            let resume = download.resume
-            let task = try client.download(resuming: resume)
+            let task = try download.client.download(resuming: download.resume)
             let log = TaskEventLog(task)
             let response = try await task.response.value
             #expect(response.status == 206)
-            #expect(response.fileURL == file)
-            #expect(try Data(contentsOf: file) == Self.body)
-            #expect(files(in: directory) == ["file.bin"])
+            #expect(response.fileURL == download.file)
+            #expect(try Data(contentsOf: download.file) == Self.body)
+            #expect(files(in: download.directory) == ["file.bin"])
             #expect(log.restarts.isEmpty)
-            let sent = try #require(server.requests(to: "/file").last)
-            #expect(sent.headers["Range"] == "bytes=\(resume.bytesReceived)-")
+            let sent = try #require(download.server.requests(to: "/file").last)
+            #expect(sent.headers["Range"] == "bytes=\(download.resume.bytesReceived)-")
             #expect(sent.headers["If-Range"] == "\"v1\"")
             #expect(task.downloadProgress.value.completed == 300_000, "progress counts the bytes resumed")
             #expect(task.downloadProgress.value.fraction == 1)
@@ -92,102 +87,80 @@ struct DownloadResumeTests {
 
     @Test func changedContentStartsOverAndSaysSo() async throws {
         try await Self.withFailedDownload { download in
-            let client = download.client
-            let flaky = download.flaky
-            let directory = download.directory
-            let file = download.file
-            let resume = download.resume
             let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
-            flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
-            let task = try client.download(resuming: resume)
+            download.flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
+            let task = try download.client.download(resuming: download.resume)
             let log = TaskEventLog(task)
             let response = try await task.response.value
             #expect(response.status == 200)
-            #expect(try Data(contentsOf: file) == changed)
+            #expect(try Data(contentsOf: download.file) == changed)
             #expect(log.restarts == [.contentChanged])
-            #expect(files(in: directory) == ["file.bin"])
+            #expect(files(in: download.directory) == ["file.bin"])
         }
     }
 
     @Test func aRestartIsReportedWithItsHeadAndItsBytesCanBeResumed() async throws {
         try await Self.withFailedDownload(cuts: [100_000, 50_000]) { download in
-            let client = download.client
-            let flaky = download.flaky
-            let file = download.file
-            let resume = download.resume
             let changed = MockServer.deterministicBytes(count: 250_000, offset: 7)
-            flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
+            download.flaky.file.withLock { $0 = MockDownload(body: changed, entityTag: "\"v2\"") }
             // The new content's reply is cut too: the restart was reported all the same.
-            let task = try client.download(resuming: resume)
+            let task = try download.client.download(resuming: download.resume)
             let log = TaskEventLog(task)
             await #expect(throws: SluiceError.self) { try await task.response.value }
             #expect(log.restarts == [.contentChanged])
             let again = try #require(task.resumeData)
             #expect(again.validator == .entityTag("\"v2\""))
             #expect(again.bytesReceived <= 50_000)
-            let response = try await client.download(resuming: again).response.value
+            let response = try await download.client.download(resuming: again).response.value
             #expect(response.status == 206)
-            #expect(try Data(contentsOf: file) == changed)
+            #expect(try Data(contentsOf: download.file) == changed)
         }
     }
 
     @Test func aServerWithoutRangesStartsOver() async throws {
         try await Self.withFailedDownload { download in
-            let client = download.client
-            let flaky = download.flaky
-            let file = download.file
-            let resume = download.resume
-            flaky.file.withLock { $0.servesRanges = false }
-            let task = try client.download(resuming: resume)
+            download.flaky.file.withLock { $0.servesRanges = false }
+            let task = try download.client.download(resuming: download.resume)
             let log = TaskEventLog(task)
             #expect(try await task.response.value.status == 200)
-            #expect(try Data(contentsOf: file) == Self.body)
+            #expect(try Data(contentsOf: download.file) == Self.body)
             #expect(log.restarts == [.rangeIgnored])
         }
     }
 
     @Test func aRefusedRangeStartsOverOnce() async throws {
         try await Self.withFailedDownload { download in
-            let server = download.server
-            let client = download.client
-            let flaky = download.flaky
-            let file = download.file
-            let resume = download.resume
             // Shorter content under the same tag: the range starts past its end.
-            let short = Data(Self.body.prefix(Int(resume.bytesReceived) / 2))
-            flaky.file.withLock { $0.body = short }
-            let task = try client.download(resuming: resume)
+            let short = Data(Self.body.prefix(Int(download.resume.bytesReceived) / 2))
+            download.flaky.file.withLock { $0.body = short }
+            let task = try download.client.download(resuming: download.resume)
             let log = TaskEventLog(task)
             #expect(try await task.response.value.status == 200)
-            #expect(try Data(contentsOf: file) == short)
+            #expect(try Data(contentsOf: download.file) == short)
             #expect(log.restarts == [.rangeNotSatisfiable])
-            #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
+            #expect(download.server.requests(to: "/file").last?.headers["Range"] == nil)
             // The task completes with the download, not with the 416 that led to the restart.
             try await eventually("the task completes") { !log.completions.isEmpty }
             #expect(log.completions.map { $0.response?.status } == [200])
-            #expect(log.completions.first?.response?.fileURL == file)
+            #expect(log.completions.first?.response?.fileURL == download.file)
         }
     }
 
     @Test func aRangeOfOtherBytesStartsOver() async throws {
         try await Self.withFailedDownload { download in
-            let server = download.server
-            let client = download.client
-            let file = download.file
-            let resume = download.resume
-            // A server that answers every range with the first 10 bytes, then all of it.
+            // A download.server that answers every range with the first 10 bytes, then all of it.
             let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
-            server.respond("/file") { request in
+            download.server.respond("/file") { request in
                 guard request.headers["Range"] != nil else { return whole.reply(to: request) }
                 let head =
                     "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes 0-9/300000\r\n"
                     + "Content-Length: 10\r\n\r\n"
                 return [.text(head), .send(Self.body.prefix(10))]
             }
-            let task = try client.download(resuming: resume)
+            let task = try download.client.download(resuming: download.resume)
             let log = TaskEventLog(task)
             #expect(try await task.response.value.status == 200)
-            #expect(try Data(contentsOf: file) == Self.body)
+            #expect(try Data(contentsOf: download.file) == Self.body)
             #expect(log.restarts == [.rangeMismatch])
             try await eventually("the task completes") { !log.completions.isEmpty }
             #expect(log.completions.map { $0.response?.status } == [200])
@@ -196,17 +169,13 @@ struct DownloadResumeTests {
 
     @Test func aTemporaryFileShorterThanTheResumeDataIsDetected() async throws {
         try await Self.withFailedDownload { download in
-            let server = download.server
-            let client = download.client
-            let file = download.file
-            let resume = download.resume
-            try Data(Self.body.prefix(10)).write(to: resume.temporaryFile)
-            let task = try client.download(resuming: resume)
+            try Data(Self.body.prefix(10)).write(to: download.resume.temporaryFile)
+            let task = try download.client.download(resuming: download.resume)
             let log = TaskEventLog(task)
             #expect(try await task.response.value.status == 200)
-            #expect(try Data(contentsOf: file) == Self.body)
-            #expect(log.restarts == [.partialFileShorter(expected: resume.bytesReceived, found: 10)])
-            #expect(server.requests(to: "/file").last?.headers["Range"] == nil)
+            #expect(try Data(contentsOf: download.file) == Self.body)
+            #expect(log.restarts == [.partialFileShorter(expected: download.resume.bytesReceived, found: 10)])
+            #expect(download.server.requests(to: "/file").last?.headers["Range"] == nil)
         }
     }
 

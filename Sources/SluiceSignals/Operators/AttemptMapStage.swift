@@ -15,8 +15,8 @@ extension SignalProducer {
     }
 }
 
-/// One start of a producer's `attemptMap`: transforms values until a transform fails, then drops
-/// whatever else arrives.
+/// One start of a producer's `attemptMap` (or one observation of a signal's): transforms values
+/// until a transform fails, then drops whatever else arrives.
 ///
 /// Made with the producer, for its first start; a later start makes a fresh one (`start`), so that
 /// no start inherits another's state. It lets go of its downstream observer with the terminal
