@@ -168,22 +168,21 @@ public struct DataResponseSerializer: ResponseSerializer {
 }
 
 /// One start of a serialization operator: serializes each response, and once serializing failed,
-/// lets nothing else through (a relaxed flag: events arrive serially).
+/// lets nothing else through.
 ///
 /// Made with the producer, for its first start; a later start makes a fresh one, so that no start
 /// inherits another's state. It lets go of its downstream observer with the terminal event, so
 /// that a producer kept after its start keeps nothing of that subscription.
-final class SerializationRun<S: ResponseSerializer>: @unchecked Sendable {
-    // `@unchecked`: `downstream` and `claimLifetime` are written by the start that takes the run,
-    // before the upstream starts, and then only by `receive`, which events reach one at a time
-    // after that start; the flags are atomic.
+final class SerializationRun<S: ResponseSerializer>: Sendable {
     private let serializer: S
     private let upstream: SignalProducer<Response, SluiceError>
     /// Whether a start has taken this run.
     private let isTaken = Atomic<Bool>(false)
-    /// Set once serializing failed. Events arrive serially (the stream contract), so relaxed order
-    /// is enough.
-    private let failed = Atomic<Bool>(false)
+    // `downstream` and `claimLifetime` are written by the start that takes the run, before the
+    // upstream starts, and then only by `receive`, which events reach one at a time after that
+    // start (hence `nonisolated(unsafe)`, and no exclusivity checks).
+    /// Where outputs go until the terminal event or a failed serialization; nil after, so that
+    /// nothing else goes through.
     @exclusivity(unchecked) private nonisolated(unsafe) var downstream: Observer<S.Output, SluiceError>?
     /// Where a response's task completion is claimed, when this run claims it (see
     /// `serialize(using:)`); nil when an observer before a hop claimed it already.
@@ -207,7 +206,6 @@ final class SerializationRun<S: ResponseSerializer>: @unchecked Sendable {
 
     /// Serializes a response event, or passes a terminal event on unless serializing failed.
     private func receive(_ event: Event<Response, SluiceError>) {
-        if failed.load(ordering: .relaxed) { return }
         guard let downstream else { return }
         switch event {
         case .value(let response):
@@ -218,7 +216,6 @@ final class SerializationRun<S: ResponseSerializer>: @unchecked Sendable {
                 downstream.send(value: output)
             } catch {
                 response.outcomeObserver?.settle(response, value: nil, error: error)
-                failed.store(true, ordering: .relaxed)
                 release()
                 downstream.send(error: error)
             }

@@ -80,27 +80,26 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     fileprivate func validating(
         _ check: @escaping @Sendable (Response) throws(SluiceError) -> Void
     ) -> SignalProducer<Response, SluiceError> {
-        attemptMap { (response) throws(SluiceError) -> Response in
-            do throws(SluiceError) {
-                try check(response)
-            } catch {
-                response.outcomeObserver?.settle(response, value: nil, error: error)
-                throw error
-            }
-            return response
-        }
+        attemptMap { (response) throws(SluiceError) -> Response in try validated(response, by: check) }
     }
 }
 
-/// `response` when `validate()` accepts it; otherwise its task settles with the error, thrown.
-@Sendable private func validatedByDefault(_ response: Response) throws(SluiceError) -> Response {
+/// `response` when `check` accepts it; otherwise its task settles with the error, thrown.
+private func validated(
+    _ response: Response, by check: (Response) throws(SluiceError) -> Void
+) throws(SluiceError) -> Response {
     do throws(SluiceError) {
-        try ResponseValidation.checkDefault(response)
+        try check(response)
     } catch {
         response.outcomeObserver?.settle(response, value: nil, error: error)
         throw error
     }
     return response
+}
+
+/// `response` when `validate()` accepts it; otherwise its task settles with the error, thrown.
+@Sendable private func validatedByDefault(_ response: Response) throws(SluiceError) -> Response {
+    try validated(response, by: ResponseValidation.checkDefault)
 }
 
 /// The statuses a validation accepts, and how a message names them.

@@ -22,17 +22,15 @@ extension SignalProducer {
 /// no start inherits another's state. It lets go of its downstream observer with the terminal
 /// event, so that a producer kept after its start keeps nothing of that subscription.
 @usableFromInline
-final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: @unchecked Sendable {
-    // `@unchecked`: `downstream` is written by the start that takes the stage, before the upstream
-    // starts, and then only by `receive`, which events reach one at a time after that start;
-    // the flags are atomic.
+final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: Sendable {
     @usableFromInline let upstream: @Sendable (Observer<V, E>, Lifetime) -> Void
     @usableFromInline let transform: @Sendable (V) throws(E) -> U
     /// Whether a start has taken this stage.
     @usableFromInline let isTaken: Atomic<Bool>
-    /// Set once a transform failed. Events arrive serially (the stream contract), so relaxed
-    /// order is enough; atomic so that the compiler and the thread sanitizer see it safe.
-    @usableFromInline let failed: Atomic<Bool>
+    /// Where values go until the terminal event or a failed transform; nil after, so that nothing
+    /// else goes through. Written by the start that takes the stage, before the upstream starts,
+    /// and then only by `receive`, which events reach one at a time after that start (hence
+    /// `nonisolated(unsafe)`, and no exclusivity checks).
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var downstream: Observer<U, E>?
 
     @inlinable
@@ -43,7 +41,6 @@ final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: @unchecked Send
         self.upstream = upstream
         self.transform = transform
         isTaken = Atomic(false)
-        failed = Atomic(false)
     }
 
     /// Starts the upstream for one start: this stage for the first, a fresh one for any later.
@@ -58,14 +55,12 @@ final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: @unchecked Send
 
     @inlinable
     func receive(_ event: Event<V, E>) {
-        if failed.load(ordering: .relaxed) { return }
         guard let downstream else { return }
         switch event {
         case .value(let value):
             do throws(E) {
                 downstream.send(value: try transform(value))
             } catch {
-                failed.store(true, ordering: .relaxed)
                 self.downstream = nil
                 downstream.send(error: error)
             }

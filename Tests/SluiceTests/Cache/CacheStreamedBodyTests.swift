@@ -7,12 +7,17 @@ import Testing
 /// answers a streamed request.
 @Suite("Cache and streamed bodies")
 struct CacheStreamedBodyTests {
+    /// The body of the scripted `path`, read through `Client.stream` to its end.
+    private static func streamedBody(_ h: CacheHarness, _ path: String) async throws -> Data {
+        let url = h.server.url(for: .scripted(path: path)).absoluteString
+        return Data(try await h.client.stream(url).producer.collect().value.joined())
+    }
+
     @Test func aStreamedBodyReadToItsEndIsStoredAndAnswersLaterRequests() async throws {
         try await withCache { (h) async throws in
             h.script("/s", reply("streamed", ("Cache-Control", "max-age=600")))
             let url = h.server.url(for: .scripted(path: "/s")).absoluteString
-            let streamed = try await h.client.stream(url).producer.collect().value
-            #expect(Data(streamed.joined()) == Data("streamed".utf8))
+            #expect(try await Self.streamedBody(h, "/s") == Data("streamed".utf8))
             #expect(h.cache.byteCount > 0, "stored as it was read")
             let cached = try await h.send("/s")
             #expect(cached.source == .cache)
@@ -56,9 +61,7 @@ struct CacheStreamedBodyTests {
         try await withCache(HTTPCache(memoryCapacity: 512)) { (h) async throws in
             let body = String(repeating: "x", count: 4_096)
             h.script("/big", reply(body, ("Cache-Control", "max-age=600")))
-            let url = h.server.url(for: .scripted(path: "/big")).absoluteString
-            let streamed = try await h.client.stream(url).producer.collect().value
-            #expect(Data(streamed.joined()).count == 4_096)
+            #expect(try await Self.streamedBody(h, "/big").count == 4_096)
             #expect(h.cache.byteCount == 0)
             _ = try await h.send("/big")
             #expect(h.sent("/big") == 2)
@@ -68,9 +71,7 @@ struct CacheStreamedBodyTests {
     @Test func aStreamedResponseTheCacheMayNotStorePassesUntouched() async throws {
         try await withCache { (h) async throws in
             h.script("/private", reply("secret", ("Cache-Control", "no-store")))
-            let url = h.server.url(for: .scripted(path: "/private")).absoluteString
-            let streamed = try await h.client.stream(url).producer.collect().value
-            #expect(Data(streamed.joined()) == Data("secret".utf8))
+            #expect(try await Self.streamedBody(h, "/private") == Data("secret".utf8))
             #expect(h.cache.byteCount == 0)
         }
     }
