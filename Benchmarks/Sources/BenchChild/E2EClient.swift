@@ -21,6 +21,11 @@ public enum E2EClient: String, CaseIterable, Sendable {
     /// Sluice while something observes the client's `events`: what building every request's task
     /// events costs (the cost suite counts it alone).
     case sluiceObserved = "sluice_observed"
+    /// Sluice's transport alone: the request a client makes (its URL, default headers and cookie
+    /// jar), prepared once and handed straight to `CurlTransport`, its response taken whole, without
+    /// the client's chain, validation or serialization: the row that tells the transport's cost
+    /// apart from the client's (the cost suite counts it alone).
+    case sluiceTransport = "sluice_transport"
     case urlsession
     case ahc
 
@@ -34,6 +39,7 @@ public enum E2EClient: String, CaseIterable, Sendable {
         case .sluiceWithoutDefaultHeaders: return "Sluice Client, no default headers"
         case .sluiceWithAdapter: return "Sluice Client, with .adapt { $0 }"
         case .sluiceObserved: return "Sluice Client, events observed"
+        case .sluiceTransport: return "Sluice's transport alone"
         case .urlsession: return "URLSession (FoundationNetworking)"
         case .ahc: return "AsyncHTTPClient 1.37.0"
         }
@@ -46,7 +52,8 @@ public enum E2EClient: String, CaseIterable, Sendable {
     public var binary: E2EClient {
         switch self {
         case .cWithSluiceHeaders: return .c
-        case .sluiceOnTransportExecutor, .sluiceWithoutDefaultHeaders, .sluiceWithAdapter, .sluiceObserved:
+        case .sluiceOnTransportExecutor, .sluiceWithoutDefaultHeaders, .sluiceWithAdapter, .sluiceObserved,
+            .sluiceTransport:
             return .sluice
         default: return self
         }

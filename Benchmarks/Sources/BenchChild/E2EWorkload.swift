@@ -58,6 +58,6 @@ public enum E2EWorkload: String, CaseIterable, Sendable {
     /// cost suite measures (`sluice-bench cost`, instructions per request), for what they add to a
     /// request; the e2e suite's rates leave them out.
     public var costOnlyClients: [E2EClient] {
-        self == .parallel ? [.sluiceWithAdapter, .sluiceObserved] : []
+        self == .parallel ? [.sluiceWithAdapter, .sluiceObserved, .sluiceTransport] : []
     }
 }

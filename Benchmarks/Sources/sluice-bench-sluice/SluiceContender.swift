@@ -15,7 +15,9 @@ import Sluice
 /// the client's task executor; as `E2EClient.sluiceWithoutDefaultHeaders`, the client sends no
 /// default headers and decodes nothing; as `E2EClient.sluiceWithAdapter`, the client has one
 /// interceptor of the user's, which returns each request as it is; as `E2EClient.sluiceObserved`,
-/// something observes the client's `events` for as long as the contender lives.
+/// something observes the client's `events` for as long as the contender lives; as
+/// `E2EClient.sluiceTransport`, the client only makes the request, which goes straight to its
+/// transport.
 final class SluiceContender: E2EContender {
     private let client: Client
     private let context: E2EContext
@@ -58,6 +60,8 @@ final class SluiceContender: E2EContender {
                 let catalog = try await client.get(NginxRoutes.jsonPath).validate().decode(E2ECatalog.self).value
                 return catalog == .sample ? nil : "decoded another document"
             }
+        case .parallel where context.client == .sluiceTransport:
+            return transferred(count, inFlight: context.inFlight)
         case .parallel:
             return started(
                 count, inFlight: context.inFlight, { client.get(NginxRoutes.smallPath) }, check: Self.isSmall)
@@ -155,6 +159,36 @@ final class SluiceContender: E2EContender {
                 let failure: String?
                 switch result {
                 case .success(let data): failure = check(data)
+                case .failure(let error): failure = "\(error)"
+                }
+                if tally.finish(failure: failure) { launch() }
+            }
+        }
+        for _ in 0..<min(inFlight, count) where tally.claim() { launch() }
+        return tally.wait()
+    }
+
+    /// `count` GETs of the small document, `inFlight` at a time, each handed straight to the
+    /// client's transport as the client would send it (its URL, default headers and jar), prepared
+    /// once: a prepared request is a value any number of transfers may send.
+    private func transferred(_ count: Int, inFlight: Int) -> E2EOutcome {
+        let transport = client.transport
+        let prepared: PreparedRequest
+        do throws(SluiceError) {
+            var request = try client.makeRequest(.get, NginxRoutes.smallPath)
+            for field in client.configuration.defaultHeaders {
+                request.headers.add(name: field.name, value: field.value)
+            }
+            prepared = try request.prepared()
+        } catch {
+            return E2EOutcome(failed: count, firstFailure: "\(error)")
+        }
+        let tally = E2ETally(total: count)
+        @Sendable func launch() {
+            transport.response(for: prepared).startWithResult { result in
+                let failure: String?
+                switch result {
+                case .success(let response): failure = Self.isSmall(response.body)
                 case .failure(let error): failure = "\(error)"
                 }
                 if tally.finish(failure: failure) { launch() }

@@ -26,6 +26,9 @@ extension CostBenchmark {
         Ratio("Sluice without default headers ÷ C, GET:", "sluice_bare_get_over_c", "sluice_bare_get", over: "c_get"),
         Ratio(
             "Sluice without default headers ÷ C, POST:", "sluice_bare_post_over_c", "sluice_bare_post", over: "c_post"),
+        Ratio(
+            "Sluice's transport alone ÷ C sending Sluice's headers, GET:", "sluice_transport_get_over_c_headers",
+            "sluice_transport_get", over: "c_headers_get"),
         Ratio("C sending Sluice's headers ÷ C, GET:", "c_headers_get_over_c", "c_headers_get", over: "c_get"),
         Ratio("C sending Sluice's headers ÷ C, POST:", "c_headers_post_over_c", "c_headers_post", over: "c_post"),
         Ratio(

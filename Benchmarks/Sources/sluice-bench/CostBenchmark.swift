@@ -55,7 +55,11 @@ enum CostBenchmark: Suite {
 
     /// What the suite counts, in the order it runs them.
     static let subjects: [Subject] =
-        [E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceWithoutDefaultHeaders, .sluiceWithAdapter, .sluiceObserved]
+        [
+            E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceWithoutDefaultHeaders, .sluiceWithAdapter,
+            .sluiceObserved,
+            .sluiceTransport,
+        ]
         .map { Subject(client: $0, workload: .parallel) }
         + [E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceWithoutDefaultHeaders].map {
             Subject(client: $0, workload: .post)
