@@ -30,14 +30,7 @@ struct TLSTrustTests {
         configure(&tls)
         let server = try await MockServer.start(tls: tls)
         let transport = CurlTransport()
-        do {
-            let result = try await body(server, transport)
-            try await server.shutdown()
-            return result
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
+        return try await shuttingDown(server) { try await body(server, transport) }
     }
 
     /// Expects a TLS failure for `reason`; returns the error.

@@ -50,7 +50,7 @@ func withServers<T>(_ body: (MockServer, MockServer, CurlTransport) async throws
 }
 
 /// Runs `body`, then shuts `server` down, awaited, whether `body` returned or threw.
-private func shuttingDown<T>(_ server: MockServer, after body: () async throws -> T) async throws -> T {
+func shuttingDown<T>(_ server: MockServer, after body: () async throws -> T) async throws -> T {
     let result: T
     do {
         result = try await body()
