@@ -34,4 +34,19 @@ struct DefaultHeadersMergeTests {
         #expect(!merged.headers.isKnownValid)
         #expect(throws: SluiceError.self) { try merged.prepared() }
     }
+
+    @Test func theRequestsOwnFieldsWinInAnyCaseAndTheDefaultsKeepTheirOrder() {
+        let defaults = HTTPHeaders([
+            ("Accept", "*/*"), ("Accept-Language", "en"), ("accept", "text/html"), ("X-Key", "k"),
+        ])
+        var request = Request(url: URL(string: "http://a.test/")!, headers: ["accept-language": "fr"])
+        request.headers.add(name: "X-Mine", value: "1")
+        let merged = DefaultHeadersInterceptor.apply(defaults, to: request, skipping: ["x-key"])
+        // The request's fields first, as they were; then each default whose name is not there yet,
+        // the first of a repeated name only; a skipped name never.
+        #expect(merged.headers.map(\.name) == ["accept-language", "X-Mine", "Accept"])
+        #expect(merged.headers.map(\.value) == ["fr", "1", "*/*"])
+        // The request it came from is unchanged.
+        #expect(request.headers.count == 2)
+    }
 }

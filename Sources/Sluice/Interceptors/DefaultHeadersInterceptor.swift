@@ -52,19 +52,10 @@ public struct DefaultHeadersInterceptor: Interceptor {
             request.headers = defaults
             return request
         }
-        // The request's own few fields are checked here, so that a merged list of checked defaults
-        // and valid fields skips the checks of every field when the request is prepared; an
-        // invalid field leaves the list unmarked, and preparing it then names the field.
-        let isChecked =
-            defaults.isKnownValid
-            && (request.headers.isKnownValid
-                || request.headers.allSatisfy { PreparedRequest.isValidHeader(name: $0.name, value: $0.value) })
-        request.headers.reserveCapacity(request.headers.count + defaults.count)
-        for field in defaults where !request.headers.contains(field.name) {
-            if !secret.isEmpty, secret.contains(where: { field.name.caseInsensitiveEquals($0) }) { continue }
-            request.headers.add(name: field.name, value: field.value)
-        }
-        if isChecked { request.headers.markChecked() }
+        // The request's own few fields are checked as they merge, so that a merged list of
+        // checked defaults and valid fields skips the checks of every field when the request is
+        // prepared.
+        request.headers = request.headers.addingAbsent(from: defaults, skipping: secret)
         return request
     }
 }
