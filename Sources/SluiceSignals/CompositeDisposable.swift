@@ -32,12 +32,21 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
         @usableFromInline var second: (id: UInt64, entry: Entry)?
         /// A third inline entry: a client's request adds its in-flight registration to those two.
         @usableFromInline var third: (id: UInt64, entry: Entry)?
-        @usableFromInline var entries: [(id: UInt64, entry: Entry)] = []
-        @usableFromInline var nextID: UInt64 = 0
-        @usableFromInline var isDisposed = false
+        @usableFromInline var entries: [(id: UInt64, entry: Entry)]
+        @usableFromInline var nextID: UInt64
+        @usableFromInline var isDisposed: Bool
 
+        // The values are set here, not as the properties' initial values, which an inlined
+        // `init` would reach through calls into this module.
         @inlinable
-        init() {}
+        init() {
+            first = nil
+            second = nil
+            third = nil
+            entries = []
+            nextID = 0
+            isDisposed = false
+        }
 
         /// Adds an entry, inline while there is room after the last one. Order is kept: the inline
         /// entries run first, in order, then the array's.
@@ -61,11 +70,14 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
     @usableFromInline let spin = SpinLock()
     // Guarded by `spin`: only touched between `spin.lock()` and `spin.unlock()`, and those sections
     // are short and never call out, hence `nonisolated(unsafe)` and no exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var storage = State()
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var storage: State
     @usableFromInline let disposed: Atomic<Bool>
     /// Creates an empty composite.
     @inlinable
     public init() {
+        // Set here, not as the property's initial value: that would be a call into this module
+        // from every inlined `init`, building the state on the stack and copying it in.
+        storage = State()
         disposed = Atomic(false)
     }
 
@@ -128,7 +140,7 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
     /// Adds a closure without a handle to remove it again (cheaper than `add`).
     @inlinable
     final func insert(action: consuming @escaping @Sendable () -> Void) {
-        insert(entry: .action(action))
+        insert(entry: .action(consume action))
     }
 
     /// Takes `entry` over: it is moved into the entries, with no retain of what it holds.
@@ -140,7 +152,7 @@ public class CompositeDisposable: Disposable, @unchecked Sendable {
             entry.run()
             return
         }
-        storage.append((storage.nextID, entry))
+        storage.append((storage.nextID, consume entry))
         storage.nextID &+= 1
         spin.unlock()
     }

@@ -19,9 +19,11 @@ public struct Lifetime: Sendable {
     public var hasEnded: Bool { disposables.isDisposed }
 
     /// Runs `action` when the lifetime ends (at once if it already has).
+    ///
+    /// `action` is taken over (`consuming`): a closure made for the call is kept without a retain.
     @inlinable
-    public func observeEnded(_ action: @escaping @Sendable () -> Void) {
-        disposables.insert(action: action)
+    public func observeEnded(_ action: consuming @escaping @Sendable () -> Void) {
+        disposables.insert(action: consume action)
     }
 
     /// Disposes `disposable` when the lifetime ends (at once if it already has).

@@ -25,7 +25,7 @@ final class SerialGate<Value: Sendable, Failure: Error>: Disposable {
     @usableFromInline let terminated: Atomic<Bool>
 
     @inlinable
-    init(_ downstream: Observer<Value, Failure>) {
+    init(_ downstream: consuming Observer<Value, Failure>) {
         self.downstream = downstream
         isInterrupting = Atomic(false)
         terminated = Atomic(false)

@@ -137,10 +137,12 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
 @usableFromInline
 struct EventTransform<InValue: Sendable, InFailure: Error, OutValue: Sendable, OutFailure: Error>: Sendable {
     @usableFromInline
-    let make: @Sendable (Observer<OutValue, OutFailure>, Lifetime) -> Observer<InValue, InFailure>
+    let make: @Sendable (consuming Observer<OutValue, OutFailure>, Lifetime) -> Observer<InValue, InFailure>
 
     @inlinable
-    init(_ make: @escaping @Sendable (Observer<OutValue, OutFailure>, Lifetime) -> Observer<InValue, InFailure>) {
+    init(
+        _ make: @escaping @Sendable (consuming Observer<OutValue, OutFailure>, Lifetime) -> Observer<InValue, InFailure>
+    ) {
         self.make = make
     }
 }

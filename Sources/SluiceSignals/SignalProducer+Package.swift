@@ -6,7 +6,9 @@ extension SignalProducer {
     /// lifetime directly: no gate, so the handler must send serially and in the grammar of `Event`
     /// (as operators do); see `run(into:_:)` for handing the subscription on.
     @inlinable
-    package static func serial(_ startHandler: @escaping @Sendable (Observer<Value, Failure>, Lifetime) -> Void)
+    package static func serial(
+        _ startHandler: @escaping @Sendable (consuming Observer<Value, Failure>, Lifetime) -> Void
+    )
         -> SignalProducer
     {
         SignalProducer(serialized: startHandler)

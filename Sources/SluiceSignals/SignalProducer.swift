@@ -11,9 +11,11 @@ import Synchronization
 /// the work lets go of the observer it was given (a handler lets go of it when it returns, or when
 /// its lifetime ends).
 public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
-    /// Runs the work for one subscription, sending into an observer that is already serial.
+    /// Runs the work for one subscription, sending into an observer that is already serial. The
+    /// observer is handed over (`consuming`): each stage keeps the one it is given (in its closure,
+    /// its gate) without a retain of its own and its caller's release after the call.
     @usableFromInline
-    let startHandler: @Sendable (Observer<Value, Failure>, Lifetime) -> Void
+    let startHandler: @Sendable (consuming Observer<Value, Failure>, Lifetime) -> Void
 
     /// Creates a producer whose every start runs `startHandler` with a fresh observer and the
     /// lifetime of that subscription. The handler may send from any thread.
@@ -22,21 +24,21 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
         self.startHandler = { downstream, lifetime in
             // The gate makes the handler's sends serial before any operator sees them; when the
             // lifetime ends (disposal), the gate interrupts.
-            startHandler(Operators.serialized(downstream, lifetime), lifetime)
+            startHandler(Operators.serialized(consume downstream, lifetime), lifetime)
         }
     }
 
     /// Creates a producer from a handler whose sends are already serial (operators use this).
     @inlinable
-    init(serialized startHandler: @escaping @Sendable (Observer<Value, Failure>, Lifetime) -> Void) {
+    init(serialized startHandler: @escaping @Sendable (consuming Observer<Value, Failure>, Lifetime) -> Void) {
         self.startHandler = startHandler
     }
 
     /// Starts the work, delivering its events to `observer`; dispose the result to interrupt it.
     @inlinable
     @discardableResult
-    public func start(_ observer: Observer<Value, Failure> = Observer { _ in }) -> any Disposable {
-        start(delivering: .observer(observer))
+    public func start(_ observer: consuming Observer<Value, Failure> = Observer { _ in }) -> any Disposable {
+        start(delivering: .observer(consume observer))
     }
 
     /// Starts the work with its subscription already installed in `slot`, so that events the work
@@ -49,9 +51,14 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     }
 
     /// Starts the work, its sink handing the events to `delivery`.
+    ///
+    /// `delivery`, like the observer or closure of every public `start`, is taken over
+    /// (`consuming`): a closure made for the call is kept as it is, with no retain here and no
+    /// release by the caller after the call. Each is passed on with `consume`, or it would live to
+    /// the end of its scope, after the work's start, and be copied for the subscription.
     @inlinable
-    func start(delivering delivery: SinkDelivery<Value, Failure>) -> any Disposable {
-        let subscription = SinkSubscription(delivery)
+    func start(delivering delivery: consuming SinkDelivery<Value, Failure>) -> any Disposable {
+        let subscription = SinkSubscription(consume delivery)
         startHandler(subscription.sink, Lifetime(subscription))
         return subscription
     }
@@ -59,15 +66,15 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     /// Starts the work, running `action` for every event.
     @inlinable
     @discardableResult
-    public func start(_ action: @escaping @Sendable (Event<Value, Failure>) -> Void) -> any Disposable {
-        start(delivering: .events(action))
+    public func start(_ action: consuming @escaping @Sendable (Event<Value, Failure>) -> Void) -> any Disposable {
+        start(delivering: .events(consume action))
     }
 
     /// Starts the work, observing values only.
     @inlinable
     @discardableResult
-    public func startWithValues(_ action: @escaping @Sendable (Value) -> Void) -> any Disposable {
-        start(delivering: .values(action))
+    public func startWithValues(_ action: consuming @escaping @Sendable (Value) -> Void) -> any Disposable {
+        start(delivering: .values(consume action))
     }
 
     /// Starts the work, observing each value as a success and the failure as a failure.
@@ -77,29 +84,31 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     /// included, use `startWithCompletion`.
     @inlinable
     @discardableResult
-    public func startWithResult(_ action: @escaping @Sendable (Result<Value, Failure>) -> Void) -> any Disposable {
-        start(delivering: .result(action))
+    public func startWithResult(_ action: consuming @escaping @Sendable (Result<Value, Failure>) -> Void)
+        -> any Disposable
+    {
+        start(delivering: .result(consume action))
     }
 
     /// Starts the work, observing the failure only.
     @inlinable
     @discardableResult
-    public func startWithFailed(_ action: @escaping @Sendable (Failure) -> Void) -> any Disposable {
-        start(delivering: .failed(action))
+    public func startWithFailed(_ action: consuming @escaping @Sendable (Failure) -> Void) -> any Disposable {
+        start(delivering: .failed(consume action))
     }
 
     /// Starts the work, observing completion only.
     @inlinable
     @discardableResult
-    public func startWithCompleted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        start(delivering: .completed(action))
+    public func startWithCompleted(_ action: consuming @escaping @Sendable () -> Void) -> any Disposable {
+        start(delivering: .completed(consume action))
     }
 
     /// Starts the work, observing interruption only.
     @inlinable
     @discardableResult
-    public func startWithInterrupted(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        start(delivering: .interrupted(action))
+    public func startWithInterrupted(_ action: consuming @escaping @Sendable () -> Void) -> any Disposable {
+        start(delivering: .interrupted(consume action))
     }
 
     /// Builds a derived producer from an event transform (see `EventTransform`).
@@ -107,7 +116,7 @@ public struct SignalProducer<Value: Sendable, Failure: Error>: Sendable {
     func lift<U: Sendable, F: Error>(_ transform: EventTransform<Value, Failure, U, F>) -> SignalProducer<U, F> {
         let source = startHandler
         return SignalProducer<U, F>(serialized: { downstream, lifetime in
-            source(transform.make(downstream, lifetime), lifetime)
+            source(transform.make(consume downstream, lifetime), lifetime)
         })
     }
 }

@@ -21,7 +21,7 @@ final class SinkSubscription<Value: Sendable, Failure: Error>: CompositeDisposab
     @usableFromInline let terminated: Atomic<Bool>
 
     @inlinable
-    init(_ delivery: SinkDelivery<Value, Failure>) {
+    init(_ delivery: consuming SinkDelivery<Value, Failure>) {
         self.delivery = delivery
         terminated = Atomic(false)
         super.init()

@@ -23,7 +23,7 @@ extension SignalProducer {
 /// event, so that a producer kept after its start keeps nothing of that subscription.
 @usableFromInline
 final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: Sendable {
-    @usableFromInline let upstream: @Sendable (Observer<V, E>, Lifetime) -> Void
+    @usableFromInline let upstream: @Sendable (consuming Observer<V, E>, Lifetime) -> Void
     @usableFromInline let transform: @Sendable (V) throws(E) -> U
     /// Whether a start has taken this stage.
     @usableFromInline let isTaken: Atomic<Bool>
@@ -35,7 +35,7 @@ final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: Sendable {
 
     @inlinable
     init(
-        upstream: @escaping @Sendable (Observer<V, E>, Lifetime) -> Void,
+        upstream: @escaping @Sendable (consuming Observer<V, E>, Lifetime) -> Void,
         transform: @escaping @Sendable (V) throws(E) -> U
     ) {
         self.upstream = upstream

@@ -21,6 +21,11 @@ extension SignalProducer {
     public func lift<U: Sendable, F: Error>(
         _ makeObserver: @escaping @Sendable (Observer<U, F>, Lifetime) -> Observer<Value, Failure>
     ) -> SignalProducer<U, F> {
-        lift(EventTransform(makeObserver))
+        // Not through `EventTransform`: fitting `makeObserver` to its handed-over observer would
+        // wrap it in a thunk, one more object per producer.
+        let source = startHandler
+        return SignalProducer<U, F>(serialized: { downstream, lifetime in
+            source(makeObserver(downstream, lifetime), lifetime)
+        })
     }
 }

@@ -54,7 +54,7 @@ extension Operators {
 
     /// The body of one subscription of a combined stream: sends serially into the observer and
     /// attaches everything it starts to the lifetime.
-    typealias Run<Value: Sendable, Failure: Error> = @Sendable (Observer<Value, Failure>, Lifetime) -> Void
+    typealias Run<Value: Sendable, Failure: Error> = @Sendable (consuming Observer<Value, Failure>, Lifetime) -> Void
 
     /// Transforms the values of a run, dropping those for which `transform` returns nil.
     static func compactMap<V, U, E>(

@@ -44,8 +44,8 @@ extension Operators {
     /// delivered one at a time, in order, and nothing is delivered after the first terminal event.
     /// When `lifetime` ends, a subscriber that has not had its terminal event gets `interrupted`.
     @inlinable
-    static func serialized<V, E>(_ downstream: Observer<V, E>, _ lifetime: Lifetime) -> Observer<V, E> {
-        let gate = SerialGate<V, E>(downstream)
+    static func serialized<V, E>(_ downstream: consuming Observer<V, E>, _ lifetime: Lifetime) -> Observer<V, E> {
+        let gate = SerialGate<V, E>(consume downstream)
         // A closure made here is specialized for the caller's types; disposing the gate through
         // `any Disposable` would run the generic code, which is much slower.
         lifetime.observeEnded { gate.interrupt() }
