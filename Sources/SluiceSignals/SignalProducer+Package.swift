@@ -25,10 +25,11 @@ extension SignalProducer {
 
     /// Runs this producer's work as part of an enclosing subscription: its events go to `observer`
     /// (which receives them serially) and it ends with `lifetime`. The same as starting it inside
-    /// `lift`, without the derived producer and its closures.
+    /// `lift`, without the derived producer and its closures. The observer is handed over
+    /// (`consuming`), as a start's is: one made for the call reaches the work without a retain.
     @inlinable
-    package func run(into observer: Observer<Value, Failure>, _ lifetime: Lifetime) {
-        startHandler(observer, lifetime)
+    package func run(into observer: consuming Observer<Value, Failure>, _ lifetime: Lifetime) {
+        startHandler(consume observer, lifetime)
     }
 }
 

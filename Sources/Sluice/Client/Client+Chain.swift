@@ -49,9 +49,7 @@ extension Client {
         let exchange = Exchange(
             request: withCookieJar(request), client: self, mode: .collected, control: nil, listed: true)
         return SignalProducer.serial { observer, lifetime in
-            let exchange = exchange.forThisStart()
-            exchange.start(
-                reporter: exchange.client.eventHub.reporter(for: exchange.originalRequest), into: observer, lifetime)
+            exchange.startForThisStart(into: consume observer, lifetime)
         }
     }
 
@@ -64,7 +62,7 @@ extension Client {
         insecureTLSWarning.note(request.options)
         return SignalProducer.serial { [self] observer, lifetime in
             Exchange(request: withCookieJar(request), client: self, mode: mode, control: control, listed: false)
-                .start(reporter: reporter, into: observer, lifetime)
+                .start(reporter: reporter, into: consume observer, lifetime)
         }
     }
 

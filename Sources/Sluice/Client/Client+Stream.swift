@@ -46,7 +46,7 @@ public struct ResponseStream: Sendable {
             lifetime += client.inFlight.register(method: request.method, url: request.url, lifetime: lifetime)
             client.response(
                 for: request, mode: .streaming(bufferLimit: bufferLimit), control: control, reporter: reporter
-            ).run(into: observer, lifetime)
+            ).run(into: consume observer, lifetime)
         }
         return validations.isEmpty ? unchecked : unchecked.flatMap(.concat, checkingHead)
     }

@@ -25,12 +25,16 @@ final class MetricsAggregator: Sendable {
         var cacheMisses = 0
         var cacheRevalidations = 0
 
-        mutating func record(_ response: Response?) {
+        /// Counts a request that failed without a response.
+        mutating func recordFailure() {
             requests += 1
-            guard let response else {
-                failures += 1
-                return
-            }
+            failures += 1
+        }
+
+        /// Counts a request that ended with `response`, read where it lies: unwrapping an optional
+        /// copied it (its box and its outcome observer, retained and released).
+        mutating func record(_ response: Response) {
+            requests += 1
             if response.status >= 500 { failures += 1 }
             // Read where they lie: copying the metrics out retained each of their strings.
             guard let total = response.metrics?.total else { return }
@@ -83,7 +87,17 @@ final class MetricsAggregator: Sendable {
 
     /// Counts a request to `url` that ended with `response` or failed.
     func record(url: URL, response: Response?) {
-        update(url) { $0.record(response) }
+        if let response {
+            update(url) { $0.record(response) }
+        } else {
+            update(url) { $0.recordFailure() }
+        }
+    }
+
+    /// Counts a request that ended with `response`, to the URL of the request it answers (read
+    /// where it lies, not wrapped in an optional: wrapping copied it).
+    func record(_ response: Response) {
+        update(response.request.url) { $0.record(response) }
     }
 
     /// Counts what the cache did for a request to `url`.

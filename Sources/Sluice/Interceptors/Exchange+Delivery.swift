@@ -16,13 +16,17 @@ extension Exchange {
         if ended.load(ordering: .relaxed) { return }
         switch event {
         case .value(let response):
-            switch (response.content, mode) {
-            case (.collected, _):
+            // The kind of body is read where it lies: a tuple of it and the mode copied the body
+            // (a retain and a release of its bytes).
+            if case .collected = response.content {
                 deliver(response, completesTask: true)
-            case (.streaming, .streaming):
+                return
+            }
+            switch mode {
+            case .streaming:
                 open.withLock { $0 = response }
                 deliver(response, completesTask: false)
-            case (.streaming, .collected):
+            case .collected:
                 // An interceptor of the user's answered with a streaming body: read it whole.
                 open.withLock { $0 = response }
                 lifetime += response.collected().start { [self] event in
@@ -55,13 +59,19 @@ extension Exchange {
         }
     }
 
-    private func deliver(_ response: Response, completesTask: Bool) {
-        var response = response
+    /// `response` is handed over (`consuming`): it is changed in place, and when nobody watches the
+    /// task it is moved into the event that goes downstream instead of copied into it.
+    private func deliver(_ response: consuming Response, completesTask: Bool) {
         let reporter = reporter
         if completesTask { response.outcomeObserver = reporter }
-        aggregator.record(url: response.request.url, response: response)
-        downstream.withLock { $0 }?.send(value: response)
-        if completesTask { reporter?.responseDelivered(response) }
+        aggregator.record(response)
+        let downstream = downstream.withLock { $0 }
+        if completesTask, let reporter {
+            downstream?.send(value: response)
+            reporter.responseDelivered(response)
+        } else if let downstream {
+            downstream.send(.value(consume response))
+        }
     }
 
     private func fail(_ error: SluiceError) {

@@ -62,21 +62,32 @@ final class Exchange: Disposable {
         isListed = listed
     }
 
-    /// This exchange for the producer's first start; a fresh one for any later start, so that no
+    /// Runs the request through the client's chain within a subscription, as `start` does: on this
+    /// exchange for the producer's first start, on a fresh one for any later start, so that no
     /// start inherits another's state. (Made with the producer, it is the start handler's only
-    /// capture: no closure context, and no exchange to make when the producer starts once.)
-    func forThisStart() -> Exchange {
-        if !isTaken.exchange(true, ordering: .acquiringAndReleasing) { return self }
-        let fresh = Exchange(request: originalRequest, client: client, mode: mode, control: control, listed: isListed)
-        fresh.isTaken.store(true, ordering: .relaxed)
-        return fresh
+    /// capture: no closure context, and no exchange to make when the producer starts once. The
+    /// first start runs on `self` as it is, not on a reference to it picked between two: one
+    /// retain and release less.) Its task's events go to a reporter from the client's hub.
+    func startForThisStart(into downstream: consuming Observer<Response, SluiceError>, _ lifetime: Lifetime) {
+        if isTaken.exchange(true, ordering: .acquiringAndReleasing) {
+            let fresh = Exchange(
+                request: originalRequest, client: client, mode: mode, control: control, listed: isListed)
+            fresh.start(
+                reporter: client.eventHub.reporter(for: originalRequest), into: consume downstream, lifetime)
+        } else {
+            start(reporter: client.eventHub.reporter(for: originalRequest), into: consume downstream, lifetime)
+        }
     }
 
     /// Runs the request through the client's chain within a subscription: the chain's response
     /// goes to `downstream` through this exchange, which reports the task's events to `reporter`.
-    func start(reporter: TaskReporter?, into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime) {
+    /// `downstream` is handed over (`consuming`): moved into its slot, with no retain.
+    func start(
+        reporter: TaskReporter?, into downstream: consuming Observer<Response, SluiceError>, _ lifetime: Lifetime
+    ) {
         self.reporter = reporter
-        self.downstream.withLock { $0 = downstream }
+        var handed: Observer<Response, SluiceError>? = consume downstream
+        self.downstream.withLock { $0 = handed.take() }
         self.lifetime = lifetime
         // Listed before anything else happens (its task's first events, the interceptors):
         // cancelling through the client ends the subscription as disposing it would.
@@ -89,8 +100,7 @@ final class Exchange: Disposable {
         // events may cancel it through the client.
         reporter?.report(.created)
         reporter?.report(.resumed)
-        let response = InterceptorChain(interceptors: client.interceptors, index: 0, exchange: self).proceed(
-            originalRequest)
+        let response = InterceptorChain(exchange: self, index: 0).proceed(originalRequest)
         if let deadline = originalRequest.options.deadline {
             response.timeout(after: deadline, on: scheduler).run(into: observer, lifetime)
         } else {
@@ -119,12 +129,18 @@ final class Exchange: Disposable {
     /// needs no allocation of its own.)
     private var monitor: TransferMonitor {
         { [self] event in
+            // Nobody watching (the common case): only the head matters, and it is not copied out
+            // of the event (its headers, two retains and two releases).
+            guard let reporter else {
+                if case .head = event { responded.store(true, ordering: .relaxed) }
+                return
+            }
             switch event {
             case .head(let head):
                 responded.store(true, ordering: .relaxed)
-                reporter?.report(.responseReceived(head))
-            case .uploadProgress(let progress): reporter?.report(.uploadProgress(progress))
-            case .downloadProgress(let progress): reporter?.report(.downloadProgress(progress))
+                reporter.report(.responseReceived(head))
+            case .uploadProgress(let progress): reporter.report(.uploadProgress(progress))
+            case .downloadProgress(let progress): reporter.report(.downloadProgress(progress))
             case .body, .completed: break
             }
         }

@@ -32,9 +32,12 @@ public protocol Interceptor: Sendable {
 
 /// The rest of the chain, as an interceptor sees it: the interceptors after it, then the transport.
 public struct InterceptorChain: Sendable {
-    let interceptors: [any Interceptor]
-    let index: Int
+    /// The exchange of the request's start; the interceptors are its client's, read through it,
+    /// so that each step of the chain retains one reference, not two (the array's retain cost
+    /// more than copying out the interceptor it is asked for).
     let exchange: Exchange
+    /// The position in the client's interceptors of the next interceptor.
+    let index: Int
     /// Told of every report made further down (see `proceed(_:reportingTo:)`); nil when no
     /// interceptor asked, which is the common case and costs two words per chain.
     var listener: ReportListener? = nil
@@ -52,10 +55,10 @@ public struct InterceptorChain: Sendable {
 
     /// A cold producer that sends `request` through the rest of the chain; every start sends it again.
     public func proceed(_ request: Request) -> SignalProducer<Response, SluiceError> {
+        let interceptors = exchange.client.interceptors
         guard index < interceptors.count else { return exchange.transfer(request) }
-        let next = InterceptorChain(
-            interceptors: interceptors, index: index + 1, exchange: exchange, listener: listener)
-        return interceptors[index].intercept(request, chain: next)
+        return interceptors[index].intercept(
+            request, chain: InterceptorChain(exchange: exchange, index: index + 1, listener: listener))
     }
 
     /// Sends `request` through the rest of the chain as `proceed(_:)` does, and tells `listener` of

@@ -28,7 +28,7 @@ public struct RedirectInterceptor: Interceptor {
         // interceptor above that retries) gets a fresh run.
         let run = RedirectRun(policy: policy, chain: chain, request: request, firstHop: chain.proceed(request))
         return SignalProducer.serial { downstream, lifetime in
-            run.forThisStart().start(into: downstream, lifetime)
+            run.startForThisStart(into: consume downstream, lifetime)
         }
     }
 
@@ -83,18 +83,22 @@ final class RedirectRun: Sendable {
         state = Mutex(State(request: request))
     }
 
-    /// This run for the producer's first start; a fresh one for any later start, so that no start
-    /// inherits another's hops.
-    func forThisStart() -> RedirectRun {
-        if !isTaken.exchange(true, ordering: .acquiringAndReleasing) { return self }
-        let fresh = RedirectRun(policy: policy, chain: chain, request: request, firstHop: firstHop)
-        fresh.isTaken.store(true, ordering: .relaxed)
-        return fresh
+    /// Starts the first hop within a start's subscription: on this run for the producer's first
+    /// start, on a fresh one for any later start, so that no start inherits another's hops. (The
+    /// first start runs on `self` as it is, not on a reference to it picked between two: one
+    /// retain and release less.) `downstream` is handed over (`consuming`): kept without a retain.
+    func startForThisStart(into downstream: consuming Observer<Response, SluiceError>, _ lifetime: Lifetime) {
+        if isTaken.exchange(true, ordering: .acquiringAndReleasing) {
+            RedirectRun(policy: policy, chain: chain, request: request, firstHop: firstHop)
+                .start(into: consume downstream, lifetime)
+        } else {
+            start(into: consume downstream, lifetime)
+        }
     }
 
     /// Starts the first hop within a start's subscription.
-    func start(into downstream: Observer<Response, SluiceError>, _ lifetime: Lifetime) {
-        self.downstream = downstream
+    private func start(into downstream: consuming Observer<Response, SluiceError>, _ lifetime: Lifetime) {
+        self.downstream = consume downstream
         self.lifetime = lifetime
         firstHop.run(into: observer, lifetime)
     }
@@ -130,7 +134,9 @@ final class RedirectRun: Sendable {
         switch event {
         case .value(let response):
             do throws(SluiceError) {
-                if let (next, hop) = try follow(response.head) {
+                // The status first: a response that is not a redirect (most) is passed on without
+                // its head built or the hop's request copied out of the state for the rules.
+                if RedirectRules.isFollowed(status: response.status), let (next, hop) = try follow(response.head) {
                     response.discardBody()
                     state.withLock { $0.pending = (next, hop) }
                     return
@@ -141,7 +147,8 @@ final class RedirectRun: Sendable {
                 finish(.failed(error))
                 return
             }
-            downstream.send(value: response)
+            // The event as it arrived: no copy of the response into a new one.
+            downstream.send(event)
         case .completed, .failed:
             if let pending = state.withLock({ $0.pending }) {
                 // The redirect's own body ended (or broke off); it was dropped either way. A caller

@@ -70,6 +70,21 @@ public struct Request: Sendable {
         storage === other.storage
     }
 
+    /// This request with `headers` in place of its own, in a box of its own made with them.
+    ///
+    /// Setting the headers on a copy of a shared request copied its box first, the old headers
+    /// included, only to release them again (a retain and a release of the request's box too).
+    func replacingHeaders(_ headers: consuming HTTPHeaders) -> Request {
+        Request(
+            storage: Storage(
+                method: storage.method, url: storage.url, headers: consume headers, body: storage.body,
+                options: storage.options))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
     /// The box, made this value's own first if it is shared.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }

@@ -121,7 +121,7 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
             // context; a request's producer starts once).
             let run = SerializationRun(serializer: serializer, upstream: self)
             return SignalProducer<S.Output, SluiceError>.serial { downstream, lifetime in
-                run.start(downstream, lifetime, claims: true)
+                run.start(consume downstream, lifetime, claims: true)
             }
         }
         let claiming = lift { (downstream: Observer<Response, SluiceError>, lifetime) in
@@ -132,7 +132,7 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
         }
         let run = SerializationRun(serializer: serializer, upstream: claiming.observe(on: Serialization.queue))
         return SignalProducer<S.Output, SluiceError>.serial { downstream, lifetime in
-            run.start(downstream, lifetime, claims: false)
+            run.start(consume downstream, lifetime, claims: false)
         }
     }
 
@@ -195,13 +195,22 @@ final class SerializationRun<S: ResponseSerializer>: Sendable {
 
     /// Starts the upstream for one start (this run for the first, a fresh one for any later);
     /// `claims`: whether this run claims each response's task completion in the start's lifetime.
-    func start(_ downstream: Observer<S.Output, SluiceError>, _ lifetime: Lifetime, claims: Bool) {
-        let run =
-            isTaken.exchange(true, ordering: .acquiringAndReleasing)
-            ? SerializationRun(serializer: serializer, upstream: upstream) : self
-        run.downstream = downstream
-        run.claimLifetime = claims ? lifetime : nil
-        upstream.run(into: Observer { [run] event in run.receive(event) }, lifetime)
+    /// `downstream` is handed over (`consuming`) and kept without a retain; the first start runs
+    /// on `self` as it is, not on a reference to it picked between two (one retain and release).
+    func start(_ downstream: consuming Observer<S.Output, SluiceError>, _ lifetime: Lifetime, claims: Bool) {
+        if isTaken.exchange(true, ordering: .acquiringAndReleasing) {
+            SerializationRun(serializer: serializer, upstream: upstream).run(
+                consume downstream, lifetime, claims: claims)
+        } else {
+            run(consume downstream, lifetime, claims: claims)
+        }
+    }
+
+    /// Starts the upstream with this run between it and `downstream`.
+    private func run(_ downstream: consuming Observer<S.Output, SluiceError>, _ lifetime: Lifetime, claims: Bool) {
+        self.downstream = consume downstream
+        claimLifetime = claims ? lifetime : nil
+        upstream.run(into: Observer { [self] event in receive(event) }, lifetime)
     }
 
     /// Serializes a response event, or passes a terminal event on unless serializing failed.
@@ -213,7 +222,8 @@ final class SerializationRun<S: ResponseSerializer>: Sendable {
             do throws(SluiceError) {
                 let output = try serializer.serialize(response)
                 response.outcomeObserver?.settle(response, value: output, error: nil)
-                downstream.send(value: output)
+                // Moved into the event, not copied into it (a body's bytes: a retain and a release).
+                downstream.send(.value(consume output))
             } catch {
                 response.outcomeObserver?.settle(response, value: nil, error: error)
                 release()

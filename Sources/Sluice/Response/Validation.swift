@@ -12,8 +12,9 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     /// Fails with `.unacceptableStatusCode` unless the status is 2xx, then with `.unacceptableContentType`
     /// unless the `Content-Type` matches the request's `Accept` header (when the request has one).
     public func validate() -> SignalProducer<Response, SluiceError> {
-        // A function, not a closure over the check: no closure context per call.
-        attemptMap(validatedByDefault)
+        // A function, not a closure over the check: no closure context per call. `attempt`, not
+        // `attemptMap`: an accepted response goes on in the event it arrived in, never copied.
+        attempt(validatedByDefault)
     }
 
     /// Fails with `.unacceptableStatusCode` unless the status is in `range`.
@@ -80,25 +81,24 @@ extension SignalProducer where Value == Response, Failure == SluiceError {
     fileprivate func validating(
         _ check: @escaping @Sendable (Response) throws(SluiceError) -> Void
     ) -> SignalProducer<Response, SluiceError> {
-        attemptMap { (response) throws(SluiceError) -> Response in try validated(response, by: check) }
+        attempt { (response) throws(SluiceError) in try validated(response, by: check) }
     }
 }
 
-/// `response` when `check` accepts it; otherwise its task settles with the error, thrown.
+/// Returns when `check` accepts `response`; otherwise its task settles with the error, thrown.
 private func validated(
     _ response: Response, by check: (Response) throws(SluiceError) -> Void
-) throws(SluiceError) -> Response {
+) throws(SluiceError) {
     do throws(SluiceError) {
         try check(response)
     } catch {
         response.outcomeObserver?.settle(response, value: nil, error: error)
         throw error
     }
-    return response
 }
 
-/// `response` when `validate()` accepts it; otherwise its task settles with the error, thrown.
-@Sendable private func validatedByDefault(_ response: Response) throws(SluiceError) -> Response {
+/// Returns when `validate()` accepts `response`; otherwise its task settles with the error, thrown.
+@Sendable private func validatedByDefault(_ response: Response) throws(SluiceError) {
     try validated(response, by: ResponseValidation.checkDefault)
 }
 

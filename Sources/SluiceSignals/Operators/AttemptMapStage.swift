@@ -11,7 +11,9 @@ extension SignalProducer {
         _ transform: @escaping @Sendable (Value) throws(Failure) -> U
     ) -> SignalProducer<U, Failure> {
         let stage = AttemptMapStage(upstream: startHandler, transform: transform)
-        return SignalProducer<U, Failure>(serialized: { downstream, lifetime in stage.start(downstream, lifetime) })
+        return SignalProducer<U, Failure>(serialized: { downstream, lifetime in
+            stage.start(consume downstream, lifetime)
+        })
     }
 }
 
@@ -44,13 +46,22 @@ final class AttemptMapStage<V: Sendable, E: Error, U: Sendable>: Sendable {
     }
 
     /// Starts the upstream for one start: this stage for the first, a fresh one for any later.
+    /// `downstream` is handed over (`consuming`) and kept without a retain; the first start runs
+    /// on `self` as it is, not on a reference to it picked between two (one retain and release).
     @inlinable
-    func start(_ downstream: Observer<U, E>, _ lifetime: Lifetime) {
-        let run =
-            isTaken.exchange(true, ordering: .acquiringAndReleasing)
-            ? AttemptMapStage(upstream: upstream, transform: transform) : self
-        run.downstream = downstream
-        upstream(Observer { [run] event in run.receive(event) }, lifetime)
+    func start(_ downstream: consuming Observer<U, E>, _ lifetime: Lifetime) {
+        if isTaken.exchange(true, ordering: .acquiringAndReleasing) {
+            AttemptMapStage(upstream: upstream, transform: transform).run(consume downstream, lifetime)
+        } else {
+            run(consume downstream, lifetime)
+        }
+    }
+
+    /// Starts the upstream with this stage between it and `downstream`.
+    @inlinable
+    func run(_ downstream: consuming Observer<U, E>, _ lifetime: Lifetime) {
+        self.downstream = consume downstream
+        upstream(Observer { [self] event in receive(event) }, lifetime)
     }
 
     @inlinable
