@@ -7,12 +7,8 @@ import Testing
 /// no start inherits another's, and that a kept producer keeps nothing of a finished start.
 @Suite("attemptMap's state made with the producer")
 struct AttemptMapStageTests {
-    /// Sends the values it is started with, then completes.
     private static func counting(to count: Int) -> SignalProducer<Int, TestError> {
-        SignalProducer { observer, _ in
-            for value in 1...count { observer.send(value: value) }
-            observer.sendCompleted()
-        }
+        StageChecks.counting(to: count)
     }
 
     @Test func aFailedStartLeavesTheNextOneUntouched() {
@@ -31,28 +27,13 @@ struct AttemptMapStageTests {
     }
 
     @Test func startsOnManyThreadsAtOnceEachGetTheirOwn() {
-        let producer = Self.counting(to: 100).attemptMap { value throws(TestError) in value + 1 }
-        let recorders = (0..<16).map { _ in EventRecorder<Int, TestError>() }
-        DispatchQueue.concurrentPerform(iterations: recorders.count) { index in
-            producer.start(recorders[index].observer)
-        }
-        for recorder in recorders {
-            #expect(recorder.values == Array(2...101))
-            #expect(recorder.events.last == .completed)
-        }
+        StageChecks.startsOnManyThreadsAtOnceEachGetTheirOwn(
+            Self.counting(to: 100).attemptMap { value throws(TestError) in value + 1 }, expected: Array(2...101))
     }
 
     @Test func aKeptProducerLetsGoOfAFinishedStartsObserver() {
-        final class Witness: Sendable {}
-        weak var weakWitness: Witness?
-        let producer = Self.counting(to: 2).attemptMap { value throws(TestError) in value }
-        do {
-            let witness = Witness()
-            weakWitness = witness
-            producer.start(Observer { _ in _ = witness })
-        }
-        #expect(weakWitness == nil, "the first start's observer outlived its terminal event")
-        _ = producer
+        StageChecks.aKeptProducerLetsGoOfAFinishedStartsObserver(
+            Self.counting(to: 2).attemptMap { value throws(TestError) in value })
     }
 
     @Test func aDisposedStartLetsGoOfItsObserverToo() {

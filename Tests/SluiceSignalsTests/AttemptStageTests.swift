@@ -7,12 +7,8 @@ import Testing
 /// start made with the producer (as `attemptMap`'s is).
 @Suite("attempt: checked events passed on")
 struct AttemptStageTests {
-    /// Sends 1 through `count`, then completes.
     private static func counting(to count: Int) -> SignalProducer<Int, TestError> {
-        SignalProducer { observer, _ in
-            for value in 1...count { observer.send(value: value) }
-            observer.sendCompleted()
-        }
+        StageChecks.counting(to: count)
     }
 
     @Test func acceptedValuesGoOnUnchangedAndTheFirstRefusalEndsTheStream() {
@@ -43,29 +39,13 @@ struct AttemptStageTests {
     }
 
     @Test func startsOnManyThreadsAtOnceEachGetTheirOwn() {
-        let producer = Self.counting(to: 100).attempt { value throws(TestError) in
-            if value > 100 { throw .other(value) }
-        }
-        let recorders = (0..<16).map { _ in EventRecorder<Int, TestError>() }
-        DispatchQueue.concurrentPerform(iterations: recorders.count) { index in
-            producer.start(recorders[index].observer)
-        }
-        for recorder in recorders {
-            #expect(recorder.values == Array(1...100))
-            #expect(recorder.events.last == .completed)
-        }
+        StageChecks.startsOnManyThreadsAtOnceEachGetTheirOwn(
+            Self.counting(to: 100).attempt { value throws(TestError) in if value > 100 { throw .other(value) } },
+            expected: Array(1...100))
     }
 
     @Test func aKeptProducerLetsGoOfAFinishedStartsObserver() {
-        final class Witness: Sendable {}
-        weak var weakWitness: Witness?
-        let producer = Self.counting(to: 2).attempt { _ throws(TestError) in }
-        do {
-            let witness = Witness()
-            weakWitness = witness
-            producer.start(Observer { _ in _ = witness })
-        }
-        #expect(weakWitness == nil, "the first start's observer outlived its terminal event")
-        _ = producer
+        StageChecks.aKeptProducerLetsGoOfAFinishedStartsObserver(
+            Self.counting(to: 2).attempt { _ throws(TestError) in })
     }
 }

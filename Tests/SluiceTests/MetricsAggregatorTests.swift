@@ -25,9 +25,9 @@ struct MetricsAggregatorTests {
             "http://a.test.evil/x", "http://a.test?q=2", "http://b.test:8080/", "http://a.test#f",
         ]
         for url in urls {
-            aggregator.record(url: URL(string: url)!, response: response(url))
+            aggregator.record(response(url))
         }
-        aggregator.record(url: URL(string: "http://b.test:8080/fail")!, response: nil)
+        aggregator.recordFailure(url: URL(string: "http://b.test:8080/fail")!)
         scheduler.advance(by: .milliseconds(100))
         let hosts = aggregator.property.value.hosts
         #expect(hosts["a.test:80"]?.requestCount == 5)

@@ -85,13 +85,9 @@ final class MetricsAggregator: Sendable {
     /// The figures, rebuilt at most every interval.
     var property: Property<ClientMetrics> { published.readOnly }
 
-    /// Counts a request to `url` that ended with `response` or failed.
-    func record(url: URL, response: Response?) {
-        if let response {
-            update(url) { $0.record(response) }
-        } else {
-            update(url) { $0.recordFailure() }
-        }
+    /// Counts a request to `url` that failed without a response.
+    func recordFailure(url: URL) {
+        update(url) { $0.recordFailure() }
     }
 
     /// Counts a request that ended with `response`, to the URL of the request it answers (read

@@ -77,7 +77,7 @@ extension Exchange {
     private func fail(_ error: SluiceError) {
         guard !ended.exchange(true, ordering: .relaxed) else { return }
         if open.withLock({ $0 }) == nil {
-            aggregator.record(url: lastSentRequest?.url ?? originalRequest.url, response: nil)
+            aggregator.recordFailure(url: lastSentRequest?.url ?? originalRequest.url)
         }
         reporter?.complete(TaskCompletion(response: nil, error: error))
         downstream.withLock { $0.take() }?.send(error: error)
