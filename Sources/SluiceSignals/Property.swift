@@ -34,6 +34,19 @@ public final class Property<Value: Sendable>: Sendable {
         self.init(backing)
     }
 
+    /// A property whose value is read from `current` when asked for, and whose changes are the
+    /// values `changes` sends: for a value that costs something to make, made only when read or
+    /// watched. The producer sends `current()` first, then each change.
+    public convenience init(current: @escaping @Sendable () -> Value, changes: Signal<Value, Never>) {
+        self.init(
+            getValue: current, signal: changes,
+            producer: SignalProducer<Value, Never>(
+                { (observer: Observer<Value, Never>, lifetime: Lifetime) in
+                    observer.send(value: current())
+                    lifetime += changes.observe(observer)
+                }))
+    }
+
     /// A property whose value is `transform` of this one's.
     public func map<U: Sendable>(_ transform: @escaping @Sendable (Value) -> U) -> Property<U> {
         Property<U>(

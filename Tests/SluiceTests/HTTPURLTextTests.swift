@@ -43,6 +43,18 @@ struct HTTPURLTextTests {
         }
     }
 
+    @Test func aForbiddenByteInTheAuthorityIsRefusedAndUTF8IsNot() {
+        for byte: UInt8 in [0x20, 0x01, 0x7F] {
+            let text = "http://a" + String(UnicodeScalar(byte)) + ".test/x"
+            #expect(HTTPURLText.problem(in: text) == .forbiddenByte, "byte \(byte)")
+        }
+        // Bytes from 0x80 are UTF-8's, in the host as in the path; `!` and `~` bound the rest.
+        #expect(HTTPURLText.problem(in: "http://bücher.test/straße?q=ü#é") == nil)
+        #expect(HTTPURLText.problem(in: "http://a.test/!~") == nil)
+        // A forbidden byte after the authority's end, with user information before it.
+        #expect(HTTPURLText.problem(in: "http://u@a.test?q=a b") == .forbiddenByte)
+    }
+
     @Test func preparingARequestNamesTheProblem() throws {
         func message(_ text: String) throws -> String {
             let request = Request(url: try #require(URL(string: text)))

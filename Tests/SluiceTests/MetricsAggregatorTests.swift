@@ -39,6 +39,62 @@ struct MetricsAggregatorTests {
         #expect(hosts.count == 4)
     }
 
+    @Test func theValueIsCurrentWhenReadAndChangesGoOnlyToObservers() {
+        let scheduler = TestScheduler()
+        let aggregator = MetricsAggregator(scheduler: scheduler, interval: .milliseconds(100))
+        aggregator.record(response("http://a.test/1"))
+        // Read at once, without waiting for the interval; nobody observes, so nothing is scheduled.
+        #expect(aggregator.property.value.hosts["a.test:80"]?.requestCount == 1)
+        #expect(scheduler.pendingCount == 0)
+
+        let sent = Lock<[Int]>([])
+        let observation = aggregator.property.producer.startWithValues { metrics in
+            sent.withLock { $0.append(metrics.hosts["a.test:80"]?.requestCount ?? 0) }
+        }
+        // The producer starts with the figures as they are.
+        #expect(sent.withLock { $0 } == [1])
+        aggregator.record(response("http://a.test/2"))
+        aggregator.record(response("http://a.test/3"))
+        // One summary for both, after the interval.
+        #expect(scheduler.pendingCount == 1)
+        scheduler.advance(by: .milliseconds(100))
+        #expect(sent.withLock { $0 } == [1, 3])
+
+        observation.dispose()
+        aggregator.record(response("http://a.test/4"))
+        #expect(scheduler.pendingCount == 0)
+        #expect(aggregator.property.value.hosts["a.test:80"]?.requestCount == 4)
+    }
+
+    @Test func latencyPercentilesComeFromTheRecordedTotals() {
+        let aggregator = MetricsAggregator(scheduler: TestScheduler(), interval: .milliseconds(100))
+        for milliseconds in 1...100 {
+            var metrics = TransferMetrics()
+            metrics.total = .milliseconds(milliseconds)
+            aggregator.record(
+                Response(
+                    status: 200, headers: [:], metrics: metrics, request: Request(url: URL(string: "http://a.test")!)))
+        }
+        let latency = aggregator.property.value.hosts["a.test:80"]?.latency
+        #expect(latency?.p50 == .milliseconds(50))
+        #expect(latency?.p99 == .milliseconds(99))
+        #expect(latency?.max == .milliseconds(100))
+    }
+
+    @Test func timesAreKeptToTheMicrosecondAsLibcurlMeasuresThem() {
+        var metrics = TransferMetrics()
+        metrics.total = .nanoseconds(1_234_567)
+        metrics.connect = .seconds(3)
+        #expect(metrics.total == .microseconds(1_234))
+        #expect(metrics.connect == .seconds(3))
+        #expect(metrics.nameLookup == .zero)
+        // Beyond what 64 bits of microseconds hold, the largest time, not a trap.
+        metrics.timeToFirstByte = .seconds(Int64.max)
+        #expect(metrics.timeToFirstByte == .microseconds(Int64.max))
+        metrics.redirect = .seconds(-5)
+        #expect(metrics.redirect == .seconds(-5))
+    }
+
     @Test func theOriginIsTheSchemeAndAuthority() {
         #expect(MetricsAggregator.origin(of: "http://a.test:81/x?y") == "http://a.test:81")
         #expect(MetricsAggregator.origin(of: "https://u@a.test") == "https://u@a.test")

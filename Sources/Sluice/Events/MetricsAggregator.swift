@@ -7,8 +7,10 @@ import Synchronization
 
 /// Collects each finished request into per-host figures and publishes them as a `Property`.
 ///
-/// Recording costs a lock and a few additions, so every request is counted; the published value is
-/// rebuilt at most every `interval` (percentiles need a sort), on a queue of its own.
+/// Recording costs a lock and a few additions, so every request is counted. The figures are
+/// summarized (percentiles need a selection over the window) when they are asked for: reading the
+/// property's value summarizes them then, and while somebody observes its changes, a summary is
+/// sent at most every `interval`, on a queue of its own. Nobody watching, nothing is summarized.
 final class MetricsAggregator: Sendable {
     /// How many latest samples per host the percentiles are computed from.
     static let windowSize = 1024
@@ -37,10 +39,10 @@ final class MetricsAggregator: Sendable {
             requests += 1
             if response.status >= 500 { failures += 1 }
             // Read where they lie: copying the metrics out retained each of their strings.
-            guard let total = response.metrics?.total else { return }
+            guard let microseconds = response.metrics?.totalMicroseconds else { return }
             if response.metrics?.reusedConnection == true { reused += 1 }
             bytes += response.metrics?.bytesReceived ?? 0
-            let seconds = total.timeInterval
+            let seconds = Double(microseconds) / 1_000_000
             if samples.count < MetricsAggregator.windowSize {
                 samples.append(seconds)
             } else {
@@ -72,7 +74,10 @@ final class MetricsAggregator: Sendable {
     }
 
     private let state = Lock(State())
-    private let published = MutableProperty(ClientMetrics())
+    /// The summaries sent to the property's observers, and how many there are.
+    private let changes: Signal<ClientMetrics, Never>
+    private let changesInput: Observer<ClientMetrics, Never>
+    private let observers: ObserverCount
     private let scheduler: any DateScheduler
     private let interval: Duration
 
@@ -80,10 +85,14 @@ final class MetricsAggregator: Sendable {
     {
         self.scheduler = scheduler
         self.interval = interval
+        (changes, changesInput, observers) = Signal.countingPipe()
     }
 
-    /// The figures, rebuilt at most every interval.
-    var property: Property<ClientMetrics> { published.readOnly }
+    /// The figures: the value is summarized when read; the changes come at most every interval,
+    /// while observed.
+    var property: Property<ClientMetrics> {
+        Property(current: { [self] in summary() }, changes: changes)
+    }
 
     /// Counts a request to `url` that failed without a response.
     func recordFailure(url: URL) {
@@ -122,8 +131,11 @@ final class MetricsAggregator: Sendable {
                 s.lastSlot = slot
             }
             change(&s.figures[slot])
-            defer { s.flushScheduled = true }
-            return !s.flushScheduled
+            // Summaries are sent only while observed: an observer that comes later gets the
+            // current figures when it starts, and the next request's change after that.
+            guard !s.flushScheduled, observers.isObserved else { return false }
+            s.flushScheduled = true
+            return true
         }
         if mustSchedule { scheduler.schedule(after: interval) { [self] in flush() } }
     }
@@ -151,9 +163,15 @@ final class MetricsAggregator: Sendable {
         }
     }
 
+    /// Sends the current summary to the property's observers.
     private func flush() {
+        changesInput.send(value: summary(endingScheduledFlush: true))
+    }
+
+    /// The figures now, summarized.
+    private func summary(endingScheduledFlush: Bool = false) -> ClientMetrics {
         let hosts = state.withLock { s in
-            s.flushScheduled = false
+            if endingScheduledFlush { s.flushScheduled = false }
             return (slots: s.slots, figures: s.figures)
         }
         let byHost = hosts.slots.mapValues { slot in
@@ -163,12 +181,13 @@ final class MetricsAggregator: Sendable {
                 bytesReceived: entry.bytes, latency: LatencySummary(seconds: entry.samples), cacheHits: entry.cacheHits,
                 cacheMisses: entry.cacheMisses, cacheRevalidations: entry.cacheRevalidations)
         }
-        published.value = ClientMetrics(hosts: byHost)
+        return ClientMetrics(hosts: byHost)
     }
 }
 
 extension Client {
     /// Per-host counts, error rates and latency percentiles of this client's requests, as a
-    /// `Property` (updated at most every 100 ms).
+    /// `Property`: its value is current when read, and its changes are sent at most every 100 ms
+    /// while somebody observes them.
     public var metrics: Property<ClientMetrics> { metricsAggregator.property }
 }

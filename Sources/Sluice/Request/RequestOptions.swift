@@ -54,6 +54,10 @@ public struct RequestOptions: Sendable, Equatable {
         _read { yield storage.values.progressInterval }
         _modify { yield &unique().values.progressInterval }
     }
+    /// `progressInterval`'s default (about a 60th of a second), and the same in nanoseconds, for
+    /// the transport to compare with instead of converting it for every request.
+    static let defaultProgressInterval: Duration = .nanoseconds(defaultProgressNanoseconds)
+    static let defaultProgressNanoseconds: Int64 = 16_666_667
     /// The most header bytes accepted for one response. libcurl also refuses any single header
     /// line longer than 100 KiB (`CURL_MAX_HTTP_HEADER`), whatever this says; both fail with
     /// `.headersTooLarge`, whose message names the limit.
@@ -173,7 +177,7 @@ public struct RequestOptions: Sendable, Equatable {
             var idleTimeout: Duration = .seconds(30)
             var maximumBodySize: Int64 = 256 * 1024 * 1024
             var maximumDownloadSize: Int64? = nil
-            var progressInterval: Duration = .nanoseconds(16_666_667)
+            var progressInterval: Duration = RequestOptions.defaultProgressInterval
             var maximumHeaderSize: Int = 256 * 1024
             var httpVersion: HTTPVersionPreference = .automatic
             var destination: BodyDestination = .memory

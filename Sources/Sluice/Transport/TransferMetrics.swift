@@ -1,19 +1,49 @@
 import FoundationEssentials
 
 /// How one transfer went, as libcurl measured it. Times are from the start of the transfer.
+///
+/// libcurl measures times in whole microseconds, and the metrics keep them so: a `Duration` is
+/// made when a time is read, and a time set is kept to the microsecond. (Making five `Duration`s
+/// for every response cost more than the rest of reading its metrics, for times few read.)
 public struct TransferMetrics: Sendable, Equatable {
+    /// The times in microseconds, as libcurl reports them.
+    var nameLookupMicroseconds: Int64 = 0
+    var connectMicroseconds: Int64 = 0
+    var tlsHandshakeMicroseconds: Int64 = 0
+    var timeToFirstByteMicroseconds: Int64 = 0
+    var totalMicroseconds: Int64 = 0
+    var redirectMicroseconds: Int64 = 0
+
     /// Time until the host name was resolved.
-    public var nameLookup: Duration = .zero
+    public var nameLookup: Duration {
+        get { .microseconds(nameLookupMicroseconds) }
+        set { nameLookupMicroseconds = newValue.wholeMicroseconds }
+    }
     /// Time until the TCP connection was made.
-    public var connect: Duration = .zero
+    public var connect: Duration {
+        get { .microseconds(connectMicroseconds) }
+        set { connectMicroseconds = newValue.wholeMicroseconds }
+    }
     /// Time until the TLS handshake finished (zero for plain HTTP).
-    public var tlsHandshake: Duration = .zero
+    public var tlsHandshake: Duration {
+        get { .microseconds(tlsHandshakeMicroseconds) }
+        set { tlsHandshakeMicroseconds = newValue.wholeMicroseconds }
+    }
     /// Time until the first response byte arrived.
-    public var timeToFirstByte: Duration = .zero
+    public var timeToFirstByte: Duration {
+        get { .microseconds(timeToFirstByteMicroseconds) }
+        set { timeToFirstByteMicroseconds = newValue.wholeMicroseconds }
+    }
     /// Time for the whole transfer.
-    public var total: Duration = .zero
+    public var total: Duration {
+        get { .microseconds(totalMicroseconds) }
+        set { totalMicroseconds = newValue.wholeMicroseconds }
+    }
     /// Time spent following redirects inside libcurl (zero: Sluice follows redirects itself).
-    public var redirect: Duration = .zero
+    public var redirect: Duration {
+        get { .microseconds(redirectMicroseconds) }
+        set { redirectMicroseconds = newValue.wholeMicroseconds }
+    }
     /// Body bytes sent.
     public var bytesSent: Int64 = 0
     /// Body bytes received (decoded).

@@ -37,17 +37,16 @@ extension TransferContext {
     /// What libcurl measured; the remote address's text comes from `addresses` when it is the
     /// previous transfer's.
     func metrics(addresses: inout RemoteAddressCache) -> TransferMetrics {
-        func duration(_ info: CURLINFO) -> Duration { .microseconds(easy.info(int64: info)) }
         var metrics = TransferMetrics()
         metrics.reusedConnection = easy.info(CURLINFO_NUM_CONNECTS) == 0
-        metrics.nameLookup = duration(CURLINFO_NAMELOOKUP_TIME_T)
+        metrics.nameLookupMicroseconds = easy.info(int64: CURLINFO_NAMELOOKUP_TIME_T)
         // On a reused connection libcurl reports both as zero (nothing was connected): not asked.
         if !metrics.reusedConnection {
-            metrics.connect = duration(CURLINFO_CONNECT_TIME_T)
-            metrics.tlsHandshake = duration(CURLINFO_APPCONNECT_TIME_T)
+            metrics.connectMicroseconds = easy.info(int64: CURLINFO_CONNECT_TIME_T)
+            metrics.tlsHandshakeMicroseconds = easy.info(int64: CURLINFO_APPCONNECT_TIME_T)
         }
-        metrics.timeToFirstByte = duration(CURLINFO_STARTTRANSFER_TIME_T)
-        metrics.total = duration(CURLINFO_TOTAL_TIME_T)
+        metrics.timeToFirstByteMicroseconds = easy.info(int64: CURLINFO_STARTTRANSFER_TIME_T)
+        metrics.totalMicroseconds = easy.info(int64: CURLINFO_TOTAL_TIME_T)
         // `redirect` stays zero: libcurl follows no redirects (the redirect interceptor does).
         if sent < inlineBodyLength { inlineBodySent() }
         metrics.bytesSent = sent
@@ -79,6 +78,13 @@ extension TransferContext {
         // up to 1 ms more than what passed: a total timeout it fired may read a little short here.
         let limit = max(1, total.wholeMilliseconds) - 2
         return (Self.monotonicNanoseconds() - startNanoseconds) / 1_000_000 >= limit
+    }
+
+    /// A non-negative interval in nanoseconds (a `Duration`'s components are a 128-bit division:
+    /// ~190 instructions, which the default progress interval is spared, see `RequestOptions`).
+    static func nanoseconds(_ interval: Duration) -> Int64 {
+        let (seconds, attoseconds) = interval.components
+        return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     /// Nanoseconds of CLOCK_MONOTONIC, the clock libcurl measures its timeouts with.

@@ -138,8 +138,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
         maximumDownloadSize = request.options.maximumDownloadSize ?? .max
-        let interval = request.options.progressInterval.components
-        progressNanoseconds = max(0, interval.seconds * 1_000_000_000 + interval.attoseconds / 1_000_000_000)
+        let interval = request.options.progressInterval
+        progressNanoseconds =
+            interval == RequestOptions.defaultProgressInterval
+            ? RequestOptions.defaultProgressNanoseconds : Self.nanoseconds(interval)
         bodyLimit = maximumBodySize
         lastActivity = Self.unstarted
         if case .empty = request.body {
