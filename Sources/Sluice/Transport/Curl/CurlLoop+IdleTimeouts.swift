@@ -48,12 +48,11 @@ extension CurlLoop {
         }
         for context in stalled {
             context.abortReason = .idleTimeout
-            complete(
+            fail(
                 context,
-                .failure(
-                    SluiceError(
-                        transferResult: CURLE_ABORTED_BY_CALLBACK, message: "", abort: .idleTimeout,
-                        totalTimeoutExpired: false, url: context.urlText)))
+                SluiceError(
+                    transferResult: CURLE_ABORTED_BY_CALLBACK, message: "", abort: .idleTimeout,
+                    totalTimeoutExpired: false, url: context.urlText))
         }
     }
 

@@ -212,10 +212,13 @@ final class CurlLoop {
             return
         }
         let context = TransferContext.from(pointer)
-        let outcome: Result<TransferMetrics, SluiceError>
         if result == CURLE_OK && context.abortReason == nil {
             context.sendHeadIfNeeded()
-            outcome = .success(context.metrics(addresses: &remoteAddresses))
+            // Read before the handle goes, and handed over whole: through a `Result` the metrics
+            // were copied once more, and the copy destroyed (~250 instructions).
+            let metrics = context.metrics(addresses: &remoteAddresses)
+            settle(context)
+            context.succeed(metrics)
         } else {
             // libcurl 7.88 keeps its receive buffer after a transfer that failed resolving a name,
             // and then refuses CURLOPT_BUFFERSIZE, which every transfer sets: the next request on
@@ -242,14 +245,14 @@ final class CurlLoop {
                     routeFailure: result, message: context.easy.errorMessage, options: options,
                     connectCode: context.easy.info(CURLINFO_HTTP_CONNECTCODE), url: context.urlText)
                 : nil
-            outcome = .failure(
+            fail(
+                context,
                 routeError
                     ?? SluiceError(
                         transferResult: result, message: context.easy.errorMessage, abort: context.abortReason,
                         totalTimeoutExpired: result == CURLE_OPERATION_TIMEDOUT && context.totalTimeoutExpired,
                         url: context.urlText))
         }
-        complete(context, outcome)
     }
 
     /// What two of libcurl's generic codes mean when they end a transfer whose request went out and
@@ -271,17 +274,20 @@ final class CurlLoop {
         }
     }
 
-    /// Ends a transfer: releases it, then tells the subscriber (so a request started from the
-    /// observer finds a free handle and a clean table).
-    func complete(_ context: TransferContext, _ outcome: consuming Result<TransferMetrics, SluiceError>) {
+    /// Ends a transfer with `error`: releases it, then tells the subscriber (so a request started
+    /// from the observer finds a free handle and a clean table).
+    func fail(_ context: TransferContext, _ error: SluiceError) {
+        settle(context)
+        context.sink.fail(error, token: context)
+    }
+
+    /// Ends a transfer's time in libcurl, before its outcome is sent: a request started from the
+    /// subscriber's observer finds a free handle and a clean table.
+    private func settle(_ context: TransferContext) {
         release(context)
         // libcurl has stored the cookies by now: the jar's observers hear of them before the
         // response arrives.
         if context.receivedCookies { context.cookieJar?.noteReceived(from: context.request.url) }
-        switch consume outcome {
-        case .success(let metrics): context.succeed(metrics)
-        case .failure(let error): context.sink.fail(error, token: context)
-        }
     }
 
     /// Removes a transfer from libcurl and from the tables, in libcurl's order, and keeps its handle.
@@ -311,6 +317,6 @@ final class CurlLoop {
     }
 
     private func failAll(_ error: SluiceError) {
-        for context in transfers.values { complete(context, .failure(error)) }
+        for context in transfers.values { fail(context, error) }
     }
 }

@@ -19,7 +19,8 @@ extension TransferContext {
             observer.send(value: .completed(consume metrics))
             observer.sendCompleted()
         case .response:
-            guard let head else {
+            // Taken, not copied: the context keeps no reference to the response's fields.
+            guard let head = head.take() else {
                 deliver(.failure(SluiceError(.protocolError, "The transfer completed without a response head.")))
                 return
             }
