@@ -153,14 +153,21 @@ final class MetricsAggregator: Sendable {
     /// Whether `text` starts with `origin` and the authority ends there: a byte comparison of the
     /// two strings' contiguous storage.
     static func hasOrigin(_ text: String, _ origin: String) -> Bool {
-        var text = text
-        var origin = origin
-        return text.withUTF8 { t in
-            origin.withUTF8 { o in
-                guard t.count >= o.count, memcmp(t.baseAddress!, o.baseAddress!, o.count) == 0 else { return false }
-                return t.count == o.count || HTTPURLText.isAuthorityEnd(t[o.count])
-            }
+        // Native strings hold their bytes contiguously, read in place; `withUTF8` needed copies of
+        // both strings to call its mutating method on (two retains and releases).
+        let inPlace = text.utf8.withContiguousStorageIfAvailable { t in
+            origin.utf8.withContiguousStorageIfAvailable { o in matches(t, origin: o) }
         }
+        if let inPlace, let result = inPlace { return result }
+        return Array(text.utf8).withUnsafeBufferPointer { t in
+            Array(origin.utf8).withUnsafeBufferPointer { o in matches(t, origin: o) }
+        }
+    }
+
+    private static func matches(_ text: UnsafeBufferPointer<UInt8>, origin: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.count >= origin.count else { return false }
+        if origin.count > 0, memcmp(text.baseAddress!, origin.baseAddress!, origin.count) != 0 { return false }
+        return text.count == origin.count || HTTPURLText.isAuthorityEnd(text[origin.count])
     }
 
     /// Sends the current summary to the property's observers.

@@ -52,7 +52,7 @@ extension TransferContext {
         switch sink {
         case .events(let observer):
             observer.send(value: .uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
-        case .response(let monitor):
+        case .response:
             monitor?(.uploadProgress(TransferProgress(completed: sent, expected: expectedUpload)))
         }
     }

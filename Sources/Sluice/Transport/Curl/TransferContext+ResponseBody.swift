@@ -49,7 +49,7 @@ extension TransferContext {
         let progress = TransferEvent.downloadProgress(TransferProgress(completed: received, expected: expectedDownload))
         switch sink {
         case .events(let observer): observer.send(value: progress)
-        case .response(let monitor): monitor?(progress)
+        case .response: monitor?(progress)
         }
     }
 

@@ -92,7 +92,7 @@ extension TransferContext {
         let head = ResponseHead(status: parser.status, headers: parser.takeHeaders(), httpVersion: parser.version)
         switch sink {
         case .events(let observer): observer.send(value: .head(head))
-        case .response(let monitor):
+        case .response:
             self.head = head
             monitor?(.head(head))
         }

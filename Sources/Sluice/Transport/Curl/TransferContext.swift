@@ -28,6 +28,10 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// The request's URL as text (see `PreparedRequest.urlText`).
     let urlText: String
     let sink: TransferSink
+    /// The monitor of a collected response's sink (`TransferSink.response`), if any, kept apart:
+    /// taking it out of the sink for each head and progress event copied it (a retain and a
+    /// release each time).
+    let monitor: TransferMonitor?
     /// Suspends and resumes the transfer (a task's, a stream's), if any; bound when it starts.
     let control: TransferControl?
     /// Whether a start has taken this context (see `forThisStart()`).
@@ -129,6 +133,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         self.urlText = urlText
         self.request = request
         self.sink = sink
+        if case .response(let monitor) = sink { self.monitor = monitor } else { monitor = nil }
         self.control = control
         tls =
             request.options.tlsForHosts.isEmpty
