@@ -77,7 +77,11 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     public subscript(name: String) -> String? {
         get {
             if let raw { return raw.values(for: name, limit: 1).first }
-            return storedFields.first { $0.name.caseInsensitiveEquals(name) }?.value
+            let stored = storedFields
+            for index in stored.indices where stored[index].name.caseInsensitiveEquals(name) {
+                return stored[index].value
+            }
+            return nil
         }
         set {
             if let newValue {
@@ -104,7 +108,11 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     /// Whether a field with `name` exists.
     public func contains(_ name: String) -> Bool {
         if let raw { return raw.contains(name) }
-        return storedFields.contains { $0.name.caseInsensitiveEquals(name) }
+        // By index, as `values(for:)`: a closure over the fields copied each one (both strings
+        // retained and released).
+        let stored = storedFields
+        for index in stored.indices where stored[index].name.caseInsensitiveEquals(name) { return true }
+        return false
     }
 
     /// Makes room for `capacity` fields, so that adding several grows the storage once.

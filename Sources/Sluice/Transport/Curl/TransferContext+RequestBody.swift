@@ -64,12 +64,15 @@ extension TransferContext {
     /// consent). One after an answer is a retry the server asked for, such as after a 417 to
     /// `Expect: 100-continue`, which read no body: allowed.
     func beginAttempt() -> Int32 {
-        if easy.isHTTPS { tlsSession = PeerChainCheck.session(on: easy) }
-        if tls.checksPeerChain, easy.isHTTPS,
-            let refusal = PeerChainCheck.refusal(of: tls, on: easy, host: request.url.host() ?? "")
-        {
-            abortReason = .peerRefused(refusal)
-            return SLUICE_PREREQFUNC_ABORT
+        if easy.isHTTPS {
+            tlsSession = PeerChainCheck.session(on: easy)
+            let tls = self.tls
+            if tls.checksPeerChain,
+                let refusal = PeerChainCheck.refusal(of: tls, on: easy, host: request.url.host() ?? "")
+            {
+                abortReason = .peerRefused(refusal)
+                return SLUICE_PREREQFUNC_ABORT
+            }
         }
         attempts += 1
         let previousWasAnswered = answered

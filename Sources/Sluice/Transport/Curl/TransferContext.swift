@@ -39,7 +39,14 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// The handle libcurl runs the transfer on, from `begin` until the loop releases the transfer.
     @exclusivity(unchecked) var easy: EasyHandle!
     /// The TLS configuration for the request's host (`RequestOptions.tlsForHosts`, else `tls`).
-    let tls: TLSConfiguration
+    /// Resolved where an https transfer reads it (configuring the handle, checking the peer's
+    /// chain): a copy kept for every transfer retained and released its certificates and pins for
+    /// plain http too.
+    var tls: TLSConfiguration {
+        let options = request.options
+        if options.tlsForHosts.isEmpty { return options.tls }
+        return options.tls.resolved(for: request.url.host(), in: options.tlsForHosts)
+    }
     /// The jar whose store the transfer uses, told when a response sets cookies; nil for none.
     let cookieJar: CookieJar?
     /// Whether the response's head set cookies (looked for only with a jar).
@@ -135,10 +142,6 @@ final class TransferContext: TransferToken, @unchecked Sendable {
         self.sink = sink
         if case .response(let monitor) = sink { self.monitor = monitor } else { monitor = nil }
         self.control = control
-        tls =
-            request.options.tlsForHosts.isEmpty
-            ? request.options.tls
-            : request.options.tls.resolved(for: request.url.host(), in: request.options.tlsForHosts)
         cookieJar = request.options.usesCookies ? request.options.cookieJar?.jar : nil
         maximumHeaderSize = request.options.maximumHeaderSize
         maximumBodySize = request.options.maximumBodySize
