@@ -25,8 +25,9 @@ extension TransferContext {
                 return
             }
             let fileURL = bodyToFile ? request.options.destination.openedFile : nil
-            let body = self.body
-            self.body = Data()
+            // Swapped out, not copied and replaced: no retain and release of its storage.
+            var body = Data()
+            swap(&body, &self.body)
             deliver(
                 .success(
                     Response(
