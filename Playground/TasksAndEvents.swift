@@ -36,7 +36,6 @@ enum TasksAndEvents {
                     metrics.connect.timeInterval * 1000, metrics.timeToFirstByte.timeInterval * 1000,
                     metrics.total.timeInterval * 1000, "\(metrics.reusedConnection)", metrics.remoteAddress ?? "?"))
         }
-        try await Task.sleep(for: .milliseconds(150))  // the aggregate is rebuilt every 100 ms
         for (host, figures) in client.metrics.value.hosts.sorted(by: { $0.key < $1.key }) {
             print(
                 String(

@@ -36,7 +36,10 @@ public final class Property<Value: Sendable>: Sendable {
 
     /// A property whose value is read from `current` when asked for, and whose changes are the
     /// values `changes` sends: for a value that costs something to make, made only when read or
-    /// watched. The producer sends `current()` first, then each change.
+    /// watched. The producer sends `current()` first, then attaches to `changes`: a change made
+    /// between the two reaches it only if `changes` sends one after it attached, so a source whose
+    /// changes are not sent one by one (a summary sent now and then) sends one when an observer
+    /// attaches.
     public convenience init(current: @escaping @Sendable () -> Value, changes: Signal<Value, Never>) {
         self.init(
             getValue: current, signal: changes,

@@ -13,8 +13,10 @@ public final class Signal<Value: Sendable, Failure: Error>: Sendable {
     @usableFromInline
     let attach: @Sendable (Observer<Value, Failure>) -> (any Disposable)?
 
+    /// A signal whose every observation runs `attach` (for the package's sources that act when an
+    /// observer comes, such as the client's metrics).
     @inlinable
-    init(attach: @escaping @Sendable (Observer<Value, Failure>) -> (any Disposable)?) {
+    package init(attach: @escaping @Sendable (Observer<Value, Failure>) -> (any Disposable)?) {
         self.attach = attach
     }
 

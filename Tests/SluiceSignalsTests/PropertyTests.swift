@@ -45,6 +45,33 @@ struct PropertyTests {
         #expect(property.value == 8_000)
     }
 
+    @Test func aComputedPropertyReadsItsValueWhenAskedAndPassesItsChangesOn() {
+        let reads = Locked(0)
+        let (changes, input) = Signal<Int, Never>.pipe()
+        let property = Property<Int>(
+            current: {
+                reads.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+            }, changes: changes)
+        #expect(reads.value == 0)
+        #expect(property.value == 1)
+        #expect(property.value == 2)
+
+        let started = EventRecorder<Int, Never>()
+        property.producer.start(started.observer)
+        let observed = EventRecorder<Int, Never>()
+        property.signal.observe(observed.observer)
+        input.send(value: 10)
+        input.sendCompleted()
+        // The producer starts with a read of the value, then follows the changes; the signal
+        // sends only the changes; both end with them.
+        #expect(started.values == [3, 10])
+        #expect(observed.values == [10])
+        #expect(started.terminal == .completed && observed.terminal == .completed)
+    }
+
     @Test func readOnlyPropertiesFollowTheirSource() {
         let source = MutableProperty(2)
         let doubled = source.readOnly.map { $0 * 2 }

@@ -51,6 +51,12 @@ struct HTTPURLTextTests {
         // Bytes from 0x80 are UTF-8's, in the host as in the path; `!` and `~` bound the rest.
         #expect(HTTPURLText.problem(in: "http://bücher.test/straße?q=ü#é") == nil)
         #expect(HTTPURLText.problem(in: "http://a.test/!~") == nil)
+        #expect(HTTPURLText.problem(in: "http://!a~.test") == nil)
+        let loneContinuationByte: [UInt8] = Array("http://a".utf8) + [0x80] + Array(".test/".utf8)
+        #expect(loneContinuationByte.withUnsafeBufferPointer { HTTPURLText.problem(in: $0) } == nil)
+        // An `@` after the authority is the path's, not user information.
+        #expect(HTTPURLText.problem(in: "http://a.test/@x") == nil)
+        #expect(HTTPURLText.problem(in: "http://u@/x") == .host)
         // A forbidden byte after the authority's end, with user information before it.
         #expect(HTTPURLText.problem(in: "http://u@a.test?q=a b") == .forbiddenByte)
     }

@@ -51,19 +51,59 @@ struct MetricsAggregatorTests {
         let observation = aggregator.property.producer.startWithValues { metrics in
             sent.withLock { $0.append(metrics.hosts["a.test:80"]?.requestCount ?? 0) }
         }
-        // The producer starts with the figures as they are.
+        // The producer starts with the figures as they are, and its coming schedules a summary.
         #expect(sent.withLock { $0 } == [1])
-        aggregator.record(response("http://a.test/2"))
-        aggregator.record(response("http://a.test/3"))
-        // One summary for both, after the interval.
         #expect(scheduler.pendingCount == 1)
         scheduler.advance(by: .milliseconds(100))
-        #expect(sent.withLock { $0 } == [1, 3])
+        #expect(sent.withLock { $0 } == [1, 1])
+
+        // Two requests within an interval: one summary for both, after it; then one more.
+        aggregator.record(response("http://a.test/2"))
+        aggregator.record(response("http://a.test/3"))
+        #expect(scheduler.pendingCount == 1)
+        scheduler.advance(by: .milliseconds(100))
+        #expect(sent.withLock { $0 } == [1, 1, 3])
+        aggregator.record(response("http://a.test/4"))
+        #expect(scheduler.pendingCount == 1)
+        scheduler.advance(by: .milliseconds(100))
+        #expect(sent.withLock { $0 } == [1, 1, 3, 4])
 
         observation.dispose()
-        aggregator.record(response("http://a.test/4"))
+        aggregator.record(response("http://a.test/5"))
         #expect(scheduler.pendingCount == 0)
-        #expect(aggregator.property.value.hosts["a.test:80"]?.requestCount == 4)
+        #expect(aggregator.property.value.hosts["a.test:80"]?.requestCount == 5)
+    }
+
+    @Test func anObserverOfTheSignalGetsASummaryMadeAfterItCame() {
+        let scheduler = TestScheduler()
+        let aggregator = MetricsAggregator(scheduler: scheduler, interval: .milliseconds(100))
+        // Recorded while nobody watched: no summary was due when the observer came.
+        aggregator.record(response("http://a.test/1"))
+        let sent = Lock<[Int]>([])
+        let first = aggregator.property.signal.observeValues { metrics in
+            sent.withLock { $0.append(metrics.requestCount) }
+        }
+        let second = aggregator.property.signal.observeValues { _ in }
+        scheduler.advance(by: .milliseconds(100))
+        #expect(sent.withLock { $0 } == [1])
+        // One observer leaves; the other still gets the changes.
+        second.dispose()
+        aggregator.record(response("http://b.test/1"))
+        scheduler.advance(by: .milliseconds(100))
+        #expect(sent.withLock { $0 } == [1, 2])
+        first.dispose()
+    }
+
+    @Test func theChangesEndWhenTheAggregatorGoes() {
+        let scheduler = TestScheduler()
+        var aggregator: MetricsAggregator? = MetricsAggregator(scheduler: scheduler, interval: .milliseconds(100))
+        let ended = Lock(false)
+        let signal = aggregator!.property.signal
+        signal.observeCompleted { ended.withLock { $0 = true } }
+        // The summary its observer's coming scheduled holds it until it is made.
+        scheduler.advance(by: .milliseconds(100))
+        aggregator = nil
+        #expect(ended.withLock { $0 })
     }
 
     @Test func latencyPercentilesComeFromTheRecordedTotals() {
@@ -88,11 +128,32 @@ struct MetricsAggregatorTests {
         #expect(metrics.total == .microseconds(1_234))
         #expect(metrics.connect == .seconds(3))
         #expect(metrics.nameLookup == .zero)
-        // Beyond what 64 bits of microseconds hold, the largest time, not a trap.
-        metrics.timeToFirstByte = .seconds(Int64.max)
-        #expect(metrics.timeToFirstByte == .microseconds(Int64.max))
+        // Truncated toward zero, below zero too.
+        metrics.tlsHandshake = .nanoseconds(-1_999)
+        #expect(metrics.tlsHandshake == .microseconds(-1))
         metrics.redirect = .seconds(-5)
         #expect(metrics.redirect == .seconds(-5))
+        // Beyond what 64 bits of microseconds hold, the largest or smallest time, not a trap (the
+        // last two have more seconds than 64 bits hold).
+        metrics.timeToFirstByte = .seconds(Int64.max)
+        #expect(metrics.timeToFirstByte == .microseconds(Int64.max))
+        metrics.timeToFirstByte = .seconds(Int64.min)
+        #expect(metrics.timeToFirstByte == .microseconds(Int64.min))
+        metrics.timeToFirstByte = .seconds(Int64.max) * 2
+        #expect(metrics.timeToFirstByte == .microseconds(Int64.max))
+        metrics.timeToFirstByte = .seconds(Int64.min) * 2
+        #expect(metrics.timeToFirstByte == .microseconds(Int64.min))
+        // Times less than a microsecond apart are the same time.
+        var other = metrics
+        other.total = .nanoseconds(1_234_999)
+        #expect(other == metrics)
+    }
+
+    @Test func aProgressIntervalOfAnyLengthConvertsWithoutATrap() {
+        #expect(TransferContext.nanoseconds(.milliseconds(5)) == 5_000_000)
+        #expect(TransferContext.nanoseconds(.seconds(-1)) == 0)
+        #expect(TransferContext.nanoseconds(.seconds(Int64.max) * 2) == Int64.max)
+        #expect(TransferContext.nanoseconds(.seconds(Int64.min) * 2) == 0)
     }
 
     @Test func theOriginIsTheSchemeAndAuthority() {
@@ -102,6 +163,9 @@ struct MetricsAggregatorTests {
         #expect(MetricsAggregator.origin(of: "mailto:a@b.test") == nil)
         #expect(MetricsAggregator.hasOrigin("http://a.test/x", "http://a.test"))
         #expect(MetricsAggregator.hasOrigin("http://a.test", "http://a.test"))
+        #expect(MetricsAggregator.hasOrigin("", ""))
+        #expect(!MetricsAggregator.hasOrigin("http://a.test", ""))
+        #expect(MetricsAggregator.hasOrigin("/x", ""))
         #expect(!MetricsAggregator.hasOrigin("http://a.test.evil/x", "http://a.test"))
         #expect(!MetricsAggregator.hasOrigin("http://a.tes", "http://a.test"))
     }

@@ -67,9 +67,9 @@ public struct LatencySummary: Sendable, Equatable {
 
     /// The percentiles of `seconds` (nearest rank), or zero for none.
     ///
-    /// Found by selection, not by sorting: the window is summarized ten times a second while
-    /// requests run, and sorting it cost more than the rest of the bookkeeping of the requests in
-    /// between. The ranks are selected from the highest down, each within the part left of the
+    /// Found by selection, not by sorting: the window is summarized whenever the metrics are read,
+    /// and ten times a second while they are watched; sorting it cost more than the rest of the
+    /// bookkeeping of the requests in between. The ranks are selected from the highest down, each within the part left of the
     /// previous one.
     init(seconds: [Double]) {
         guard !seconds.isEmpty else {

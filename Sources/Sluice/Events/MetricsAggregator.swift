@@ -10,7 +10,8 @@ import Synchronization
 /// Recording costs a lock and a few additions, so every request is counted. The figures are
 /// summarized (percentiles need a selection over the window) when they are asked for: reading the
 /// property's value summarizes them then, and while somebody observes its changes, a summary is
-/// sent at most every `interval`, on a queue of its own. Nobody watching, nothing is summarized.
+/// sent at most every `interval`, on a queue of its own, and one after each observer attaches.
+/// Nobody watching, nothing is summarized.
 final class MetricsAggregator: Sendable {
     /// How many latest samples per host the percentiles are computed from.
     static let windowSize = 1024
@@ -91,7 +92,26 @@ final class MetricsAggregator: Sendable {
     /// The figures: the value is summarized when read; the changes come at most every interval,
     /// while observed.
     var property: Property<ClientMetrics> {
-        Property(current: { [self] in summary() }, changes: changes)
+        Property(current: { [self] in summary() }, changes: watchedChanges)
+    }
+
+    /// The changes as an observer attaches to them: each attachment schedules a summary, made after
+    /// it, so that no observer is left with figures older than its attachment. (Otherwise a request
+    /// recorded just before an observer came, or a summary made before and delivered after the
+    /// producer's first value, could leave it with stale figures until the next request.)
+    /// (It holds the aggregator weakly: an observer of the signal alone does not keep the metrics
+    /// alive, and learns that they end when the client goes.)
+    private var watchedChanges: Signal<ClientMetrics, Never> {
+        Signal(attach: { [changes, weak self] observer in
+            let observation = changes.observe(observer)
+            self?.scheduleFlush()
+            return observation
+        })
+    }
+
+    deinit {
+        // The property's observers learn that no figures will come any more.
+        changesInput.sendCompleted()
     }
 
     /// Counts a request to `url` that failed without a response.
@@ -131,9 +151,19 @@ final class MetricsAggregator: Sendable {
                 s.lastSlot = slot
             }
             change(&s.figures[slot])
-            // Summaries are sent only while observed: an observer that comes later gets the
-            // current figures when it starts, and the next request's change after that.
+            // Summaries are sent only while observed: an observer that comes later gets one made
+            // after it attached (`watchedChanges`).
             guard !s.flushScheduled, observers.isObserved else { return false }
+            s.flushScheduled = true
+            return true
+        }
+        if mustSchedule { scheduler.schedule(after: interval) { [self] in flush() } }
+    }
+
+    /// Schedules a summary unless one is due already.
+    private func scheduleFlush() {
+        let mustSchedule = state.withLock { s -> Bool in
+            guard !s.flushScheduled else { return false }
             s.flushScheduled = true
             return true
         }
@@ -194,7 +224,8 @@ final class MetricsAggregator: Sendable {
 
 extension Client {
     /// Per-host counts, error rates and latency percentiles of this client's requests, as a
-    /// `Property`: its value is current when read, and its changes are sent at most every 100 ms
-    /// while somebody observes them.
+    /// `Property`: its value is summarized when read (a selection over each host's latest 1,024
+    /// times: read it when needed rather than in a tight loop), and its changes are sent at most
+    /// every 100 ms while somebody observes them, the first within 100 ms of an observer's coming.
     public var metrics: Property<ClientMetrics> { metricsAggregator.property }
 }

@@ -77,6 +77,7 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     public subscript(name: String) -> String? {
         get {
             if let raw { return raw.values(for: name, limit: 1).first }
+            // By index, as `values(for:)`: `first(where:)` copied each field it passed.
             let stored = storedFields
             for index in stored.indices where stored[index].name.caseInsensitiveEquals(name) {
                 return stored[index].value

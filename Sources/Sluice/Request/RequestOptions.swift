@@ -54,9 +54,10 @@ public struct RequestOptions: Sendable, Equatable {
         _read { yield storage.values.progressInterval }
         _modify { yield &unique().values.progressInterval }
     }
-    /// `progressInterval`'s default (about a 60th of a second), and the same in nanoseconds, for
-    /// the transport to compare with instead of converting it for every request.
+    /// `progressInterval`'s default, about a 60th of a second: the transport compares a request's
+    /// interval with it instead of converting the interval for every request.
     static let defaultProgressInterval: Duration = .nanoseconds(defaultProgressNanoseconds)
+    /// `defaultProgressInterval` in nanoseconds.
     static let defaultProgressNanoseconds: Int64 = 16_666_667
     /// The most header bytes accepted for one response. libcurl also refuses any single header
     /// line longer than 100 KiB (`CURL_MAX_HTTP_HEADER`), whatever this says; both fail with

@@ -82,11 +82,11 @@ extension TransferContext {
         return (Self.monotonicNanoseconds() - startNanoseconds) / 1_000_000 >= limit
     }
 
-    /// A non-negative interval in nanoseconds (a `Duration`'s components are a 128-bit division:
-    /// ~190 instructions, which the default progress interval is spared, see `RequestOptions`).
+    /// A non-negative interval in nanoseconds, at most `Int64.max` (a `Duration`'s components are
+    /// a 128-bit division: ~190 instructions, which the default progress interval is spared, see
+    /// `RequestOptions`).
     static func nanoseconds(_ interval: Duration) -> Int64 {
-        let (seconds, attoseconds) = interval.components
-        return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        max(0, interval.wholeNanoseconds)
     }
 
     /// Nanoseconds of CLOCK_MONOTONIC, the clock libcurl measures its timeouts with.

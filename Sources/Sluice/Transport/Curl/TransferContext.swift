@@ -39,14 +39,14 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// The handle libcurl runs the transfer on, from `begin` until the loop releases the transfer.
     @exclusivity(unchecked) var easy: EasyHandle!
     /// The TLS configuration for the request's host (`RequestOptions.tlsForHosts`, else `tls`).
-    /// Resolved where an https transfer reads it (configuring the handle, checking the peer's
-    /// chain): a copy kept for every transfer retained and released its certificates and pins for
-    /// plain http too.
-    var tls: TLSConfiguration {
+    /// Resolved at the first read, on the loop thread, by an https transfer (configuring the
+    /// handle, then checking the peer's chain at each attempt): a copy made for every transfer
+    /// retained and released its certificates and pins for plain http too.
+    lazy var tls: TLSConfiguration = {
         let options = request.options
         if options.tlsForHosts.isEmpty { return options.tls }
         return options.tls.resolved(for: request.url.host(), in: options.tlsForHosts)
-    }
+    }()
     /// The jar whose store the transfer uses, told when a response sets cookies; nil for none.
     let cookieJar: CookieJar?
     /// Whether the response's head set cookies (looked for only with a jar).
