@@ -7,21 +7,21 @@ extension Duration {
     }
 
     /// The duration in whole microseconds, truncated toward zero, what libcurl measures times in;
-    /// beyond what 64 bits hold (some 292,000 years), the largest or smallest count. (Compared
-    /// first: `components` itself traps for a duration of more seconds than 64 bits hold.)
-    var wholeMicroseconds: Int64 {
-        if self >= .microseconds(Int64.max) { return .max }
-        if self <= .microseconds(Int64.min) { return .min }
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-    }
+    /// beyond what 64 bits hold (some 292,000 years), the largest or smallest count.
+    var wholeMicroseconds: Int64 { whole(attosecondsPerUnit: 1_000_000_000_000) }
 
     /// The duration in whole nanoseconds, truncated toward zero; beyond what 64 bits hold (some
     /// 292 years), the largest or smallest count.
-    var wholeNanoseconds: Int64 {
-        if self >= .nanoseconds(Int64.max) { return .max }
-        if self <= .nanoseconds(Int64.min) { return .min }
+    var wholeNanoseconds: Int64 { whole(attosecondsPerUnit: 1_000_000_000) }
+
+    /// The duration in whole units of `unit` attoseconds (a divisor of a second's), truncated
+    /// toward zero, saturating at 64 bits. Compared first: `components` itself traps for a duration
+    /// of more seconds than 64 bits hold.
+    private func whole(attosecondsPerUnit unit: Int64) -> Int64 {
+        let one = Duration(secondsComponent: 0, attosecondsComponent: unit)
+        if self >= one * Int64.max { return .max }
+        if self <= one * Int64.min { return .min }
         let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return seconds * (1_000_000_000_000_000_000 / unit) + attoseconds / unit
     }
 }

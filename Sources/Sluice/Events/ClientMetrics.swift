@@ -69,8 +69,8 @@ public struct LatencySummary: Sendable, Equatable {
     ///
     /// Found by selection, not by sorting: the window is summarized whenever the metrics are read,
     /// and ten times a second while they are watched; sorting it cost more than the rest of the
-    /// bookkeeping of the requests in between. The ranks are selected from the highest down, each within the part left of the
-    /// previous one.
+    /// bookkeeping of the requests in between. The ranks are selected from the highest down, each
+    /// within the part left of the previous one.
     init(seconds: [Double]) {
         guard !seconds.isEmpty else {
             self = .zero

@@ -65,6 +65,13 @@ final class MetricsAggregator: Sendable {
         var lastOrigin = ""
         var lastSlot = 0
 
+        /// Whether the caller is to schedule a summary: none is due yet (then one is, from now).
+        mutating func claimFlush() -> Bool {
+            guard !flushScheduled else { return false }
+            flushScheduled = true
+            return true
+        }
+
         /// The slot for `key`, made if it is new.
         mutating func slot(for key: String) -> Int {
             if let slot = slots[key] { return slot }
@@ -153,21 +160,19 @@ final class MetricsAggregator: Sendable {
             change(&s.figures[slot])
             // Summaries are sent only while observed: an observer that comes later gets one made
             // after it attached (`watchedChanges`).
-            guard !s.flushScheduled, observers.isObserved else { return false }
-            s.flushScheduled = true
-            return true
+            return observers.isObserved && s.claimFlush()
         }
-        if mustSchedule { scheduler.schedule(after: interval) { [self] in flush() } }
+        if mustSchedule { flushAfterInterval() }
     }
 
     /// Schedules a summary unless one is due already.
     private func scheduleFlush() {
-        let mustSchedule = state.withLock { s -> Bool in
-            guard !s.flushScheduled else { return false }
-            s.flushScheduled = true
-            return true
-        }
-        if mustSchedule { scheduler.schedule(after: interval) { [self] in flush() } }
+        if state.withLock({ $0.claimFlush() }) { flushAfterInterval() }
+    }
+
+    /// Sends a summary once the interval has passed (the caller claimed it, `claimFlush`).
+    private func flushAfterInterval() {
+        scheduler.schedule(after: interval) { [self] in flush() }
     }
 
     /// The `scheme://authority` start of an absolute URL's text, or nil if it has no authority.

@@ -77,12 +77,8 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     public subscript(name: String) -> String? {
         get {
             if let raw { return raw.values(for: name, limit: 1).first }
-            // By index, as `values(for:)`: `first(where:)` copied each field it passed.
             let stored = storedFields
-            for index in stored.indices where stored[index].name.caseInsensitiveEquals(name) {
-                return stored[index].value
-            }
-            return nil
+            return Self.firstIndex(named: name, in: stored).map { stored[$0].value }
         }
         set {
             if let newValue {
@@ -109,11 +105,15 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     /// Whether a field with `name` exists.
     public func contains(_ name: String) -> Bool {
         if let raw { return raw.contains(name) }
-        // By index, as `values(for:)`: a closure over the fields copied each one (both strings
-        // retained and released).
-        let stored = storedFields
-        for index in stored.indices where stored[index].name.caseInsensitiveEquals(name) { return true }
-        return false
+        return Self.firstIndex(named: name, in: storedFields) != nil
+    }
+
+    /// The index of the first of `fields` named `name` (case-insensitively), read by index: a
+    /// closure over the fields (`contains(where:)`, `first(where:)`) copied each field it passed,
+    /// retaining and releasing both of its strings.
+    private static func firstIndex(named name: String, in fields: [Field]) -> Int? {
+        for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) { return index }
+        return nil
     }
 
     /// Makes room for `capacity` fields, so that adding several grows the storage once.
@@ -171,7 +171,7 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
         merged.append(contentsOf: own)
         for index in offered.indices {
             let name = offered[index].name
-            if merged.contains(where: { $0.name.caseInsensitiveEquals(name) }) { continue }
+            if Self.firstIndex(named: name, in: merged) != nil { continue }
             if !skipped.isEmpty, skipped.contains(where: { name.caseInsensitiveEquals($0) }) { continue }
             merged.append(offered[index])
         }
