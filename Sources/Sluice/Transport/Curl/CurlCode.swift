@@ -54,6 +54,9 @@ enum AbortReason: Equatable {
     case headerLineTooLong(limit: Int)
     /// A forwarding proxy answered 407: it wants credentials, or refused the ones it was given.
     case proxyRefused(proxy: String, hadCredentials: Bool)
+    /// A body read to the close of a TLS connection ended without the server's close_notify
+    /// (`TransferContext.endedWithoutCloseNotify`): it may have been cut short.
+    case closedWithoutNotify
 }
 
 extension SluiceError {
@@ -106,6 +109,12 @@ extension SluiceError {
                     curlCode: curlCode)
             case .proxyRefused(let proxy, let hadCredentials):
                 self.init(proxyRefused: proxy, hadCredentials: hadCredentials, url: url, curlCode: curlCode)
+            case .closedWithoutNotify:
+                self.init(
+                    .connectionLost,
+                    "The connection to \(url) was closed without TLS close_notify while its body was read to the "
+                        + "close: the body may have been cut short.",
+                    curlCode: curlCode)
             }
             return
         }

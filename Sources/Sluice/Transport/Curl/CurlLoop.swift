@@ -212,6 +212,9 @@ final class CurlLoop {
             return
         }
         let context = TransferContext.from(pointer)
+        if result == CURLE_OK && context.abortReason == nil && context.endedWithoutCloseNotify {
+            context.abortReason = .closedWithoutNotify
+        }
         if result == CURLE_OK && context.abortReason == nil {
             context.sendHeadIfNeeded()
             // Read before the handle goes, and handed over whole: through a `Result` the metrics

@@ -53,6 +53,11 @@ struct HeaderBlockParser {
     /// Whether the current lines are a trailer (after the head was taken): framing is decided by then.
     private var isTrailer = false
 
+    /// Whether the current block frames its body by the connection's close: no Content-Length and
+    /// no Transfer-Encoding (RFC 9112 §6.3; whether it has a body at all is the status's and the
+    /// method's to say).
+    var isReadToClose: Bool { contentLength == nil && !hasTransferEncoding }
+
     /// The current block's fields; the parser lets go of its lines. Lines that follow before the
     /// next status line are a trailer.
     mutating func takeHeaders() -> HTTPHeaders {

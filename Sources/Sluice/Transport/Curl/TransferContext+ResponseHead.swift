@@ -45,6 +45,7 @@ extension TransferContext {
                     return 0
                 }
                 guard sendHeadIfNeeded() else { return 0 }
+                if easy.isHTTPS { watchTLSEnd(status: status) }
             }
         case .field:
             // Looked for in the line as it passes: asking the head's fields afterwards made them

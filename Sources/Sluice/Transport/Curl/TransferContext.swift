@@ -92,6 +92,9 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     /// What the connection's TLS negotiated, read before the request is sent (libcurl gives the
     /// connection's TLS object only while the transfer has it).
     @exclusivity(unchecked) var tlsSession: TLSSession?
+    /// How the TLS connection of a body read to the close ended (see `watchTLSEnd`); nil for any
+    /// other transfer.
+    @exclusivity(unchecked) var tlsEndWatch: UnsafeMutablePointer<sluice_tls_end_watch>?
 
     @exclusivity(unchecked) var parser = HeaderBlockParser()
     @exclusivity(unchecked) var headerBytes = 0
@@ -201,4 +204,8 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     }
 
     var hasResponseHead: Bool { headSent }
+
+    deinit {
+        if let tlsEndWatch { sluice_tls_end_watch_release(tlsEndWatch) }
+    }
 }
