@@ -43,6 +43,8 @@ let package = Package(
     ],
     targets: [
         // libcurl, through a module map and a header of typed wrappers (Swift cannot call C variadics).
+        // SwiftPM does not see a change to a system library's header: after editing shim.h, remove
+        // the build folders (`make clean`), or the modules that import it keep the old one.
         .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",

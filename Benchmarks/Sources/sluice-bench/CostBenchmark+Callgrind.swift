@@ -48,7 +48,7 @@ struct Callgrind {
         version = outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
         let objcopy = ["/usr/bin/objcopy", "/bin/objcopy"].first { FileManager.default.isExecutableFile(atPath: $0) }
         var binaries: [E2EClient: String] = [:]
-        for client in [E2EClient.c, .sluice] {
+        for client in [E2EClient.c, .sluice, .ahc, .urlsession] {
             let original = try Subprocess.child(client)
             let copy = directory + "/" + client.executable
             guard let objcopy, try Subprocess.run(objcopy, ["--strip-debug", original, copy]).status == 0 else {

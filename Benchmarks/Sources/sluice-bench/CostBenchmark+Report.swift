@@ -37,6 +37,8 @@ extension CostBenchmark {
         Ratio(
             "Sluice with its events observed ÷ Sluice, GET:", "sluice_observed_get_over_sluice", "sluice_observed_get",
             over: "sluice_get"),
+        Ratio("AsyncHTTPClient ÷ Sluice, GET:", "ahc_get_over_sluice", "ahc_get", over: "sluice_get"),
+        Ratio("URLSession ÷ Sluice, GET:", "urlsession_get_over_sluice", "urlsession_get", over: "sluice_get"),
     ]
 
     /// The tables, the ratios and the JSON member.

@@ -5,7 +5,8 @@ import Sluice
 /// What a request costs in instructions and Swift objects, counted by valgrind's callgrind in the
 /// e2e suite's children: Sluice against raw libcurl in C (plain, and sending Sluice's default
 /// headers), on the e2e suite's GETs and 1 KiB POSTs with 64 in flight, against the same local
-/// nginx. Counts move far less with the machine's load than rates do, so they tell apart changes of
+/// nginx; and, on the GETs, the two Swift clients the e2e suite runs beside it (AsyncHTTPClient and
+/// URLSession), for scale. Counts move far less with the machine's load than rates do, so they tell apart changes of
 /// a few thousand instructions per request, which the e2e suite's rates cannot.
 ///
 /// How it counts: each child runs twice under callgrind, with `low` and then `high` requests (each
@@ -58,7 +59,7 @@ enum CostBenchmark: Suite {
         [
             E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceWithoutDefaultHeaders, .sluiceWithAdapter,
             .sluiceObserved,
-            .sluiceTransport,
+            .sluiceTransport, .ahc, .urlsession,
         ]
         .map { Subject(client: $0, workload: .parallel) }
         + [E2EClient.c, .cWithSluiceHeaders, .sluice, .sluiceWithoutDefaultHeaders].map {
