@@ -44,6 +44,8 @@ struct MediaRange: Sendable, Equatable {
 
     /// The ranges of a request's `Accept` headers, or nil when it has none that parse (no check then).
     static func accepted(by request: Request) -> [MediaRange]? {
+        // Most requests have no Accept: one lookup, without gathering its values into an array.
+        guard request.headers.contains("Accept") else { return nil }
         let ranges = request.headers.values(for: "Accept").flatMap(list)
         return ranges.isEmpty ? nil : ranges
     }
