@@ -60,13 +60,17 @@ let package = Package(
         ),
         // The kernel's netlink headers and two _GNU_SOURCE calls (thread names, network namespaces).
         .target(name: "CNetlink"),
+        // Whether a TLS connection ended with close_notify, through OpenSSL found at run time.
+        .target(name: "CTLSEnd"),
         // The reactive core: knows nothing of HTTP.
         .target(name: "SluiceSignals"),
         // The networking library: client, interceptor chain, transport, requests, responses,
         // validation, Decodable and text serialization, task events. Re-exports SluiceSignals.
         .target(
             name: "Sluice",
-            dependencies: ["SluiceSignals", "CCurl", "CNetlink", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "SluiceSignals", "CCurl", "CNetlink", "CTLSEnd", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Untyped documents, as an optional product: JSONValue, XML and property lists, with
         // Sluice's own parsers and their serializers.

@@ -7,7 +7,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 
@@ -134,112 +133,6 @@ static inline struct sluice_openssl_functions sluice_openssl_lookup(void) {
     functions.alpn_selected =
         (void (*)(const void *, const unsigned char **, unsigned int *))dlsym(RTLD_DEFAULT, "SSL_get0_alpn_selected");
     return functions;
-}
-
-/// Whether the server ended a TLS connection with close_notify: told by OpenSSL's info callback
-/// as the alert is read, and settled as OpenSSL frees the connection (libcurl frees it before it
-/// reports a transfer whose response was read to the close finished; it resets the connection's
-/// shutdown state first, so that state cannot be read then). Shared by the connection, which holds
-/// it in an ex_data slot of its `SSL`, and by the transfer that asked; the last of the two frees it.
-struct sluice_tls_end_watch {
-    _Atomic int references;
-    /// 0 while the connection is open and no close_notify came, 1 once one came, 2 once the
-    /// connection was freed without one.
-    _Atomic int ending;
-};
-
-static inline void sluice_tls_end_watch_release(struct sluice_tls_end_watch *watch) {
-    if (atomic_fetch_sub(&watch->references, 1) == 1) {
-        free(watch);
-    }
-}
-
-/// OpenSSL's functions for a watch, found at run time; `slot` is -1 when OpenSSL is not there.
-struct sluice_tls_end_functions {
-    int slot;
-    int (*set_data)(void *connection, int slot, void *data);
-    void *(*get_data)(const void *connection, int slot);
-    void (*set_info_callback)(void *connection, void (*callback)(const void *connection, int where, int value));
-};
-
-/// The functions the callbacks below use, set once by `sluice_tls_end_lookup` before any watch.
-static struct sluice_tls_end_functions sluice_tls_end_found = { -1, NULL, NULL, NULL };
-
-/// The slot's free function (CRYPTO_EX_free), called as OpenSSL frees an `SSL`.
-static void sluice_tls_end_watch_slot_freed(
-    void *connection, void *pointer, void *data, int index, long argument, void *user
-) {
-    (void)connection; (void)data; (void)index; (void)argument; (void)user;
-    if (pointer == NULL) {
-        return;
-    }
-    struct sluice_tls_end_watch *watch = pointer;
-    int open = 0;
-    atomic_compare_exchange_strong(&watch->ending, &open, 2);
-    sluice_tls_end_watch_release(watch);
-}
-
-/// The connection's info callback: a close_notify alert read (SSL_CB_READ_ALERT; the alert's
-/// description, 0 for close_notify, in the low byte) settles the watch the connection holds.
-static void sluice_tls_end_info(const void *connection, int where, int value) {
-    if ((where & 0x4004) != 0x4004 || (value & 0xFF) != 0) {
-        return;
-    }
-    struct sluice_tls_end_watch *watch = sluice_tls_end_found.get_data(connection, sluice_tls_end_found.slot);
-    if (watch != NULL) {
-        int open = 0;
-        atomic_compare_exchange_strong(&watch->ending, &open, 1);
-    }
-}
-
-/// Finds OpenSSL's functions and makes the slot; call once, before any watch starts.
-static inline struct sluice_tls_end_functions sluice_tls_end_lookup(void) {
-    typedef int (*new_index_function)(int, long, void *, void *, void *, void *);
-    struct sluice_tls_end_functions functions = { -1, NULL, NULL, NULL };
-    new_index_function new_index = (new_index_function)dlsym(RTLD_DEFAULT, "CRYPTO_get_ex_new_index");
-    functions.set_data = (int (*)(void *, int, void *))dlsym(RTLD_DEFAULT, "SSL_set_ex_data");
-    functions.get_data = (void *(*)(const void *, int))dlsym(RTLD_DEFAULT, "SSL_get_ex_data");
-    functions.set_info_callback = (void (*)(void *, void (*)(const void *, int, int)))dlsym(
-        RTLD_DEFAULT, "SSL_set_info_callback");
-    if (new_index == NULL || functions.set_data == NULL || functions.get_data == NULL
-        || functions.set_info_callback == NULL) {
-        return functions;
-    }
-    functions.slot = new_index(0 /* CRYPTO_EX_INDEX_SSL */, 0, NULL, NULL, NULL,
-                               (void *)sluice_tls_end_watch_slot_freed);
-    sluice_tls_end_found = functions;
-    return functions;
-}
-
-/// Starts watching how `connection` (an OpenSSL `SSL`) ends; NULL when it cannot be watched. A
-/// watch an earlier transfer left on the connection is let go by the connection.
-static inline struct sluice_tls_end_watch *sluice_tls_end_watch_start(
-    struct sluice_tls_end_functions functions, void *connection
-) {
-    if (functions.slot < 0 || connection == NULL) {
-        return NULL;
-    }
-    struct sluice_tls_end_watch *watch = calloc(1, sizeof(struct sluice_tls_end_watch));
-    if (watch == NULL) {
-        return NULL;
-    }
-    atomic_init(&watch->references, 2);
-    atomic_init(&watch->ending, 0);
-    struct sluice_tls_end_watch *earlier = functions.get_data(connection, functions.slot);
-    if (functions.set_data(connection, functions.slot, watch) != 1) {
-        free(watch);
-        return NULL;
-    }
-    if (earlier != NULL) {
-        sluice_tls_end_watch_release(earlier);
-    }
-    functions.set_info_callback(connection, sluice_tls_end_info);
-    return watch;
-}
-
-/// How the watched connection ended so far (see `ending`).
-static inline int sluice_tls_end_watch_ending(struct sluice_tls_end_watch *watch) {
-    return atomic_load(&watch->ending);
 }
 
 /// OpenSSL's message digests (EVP), found at run time like `sluice_openssl_functions`: a

@@ -132,6 +132,32 @@ struct RawHeaderLinesTests {
         #expect(parser.contentLength == 3)
     }
 
+    /// A block without a Content-Length whose Transfer-Encoding names no chunked coding is read to
+    /// the connection's close, as libcurl reads it.
+    @Test(arguments: [
+        ([String](), true),
+        (["Content-Length: 5"], false),
+        (["Transfer-Encoding: chunked"], false),
+        (["Transfer-Encoding: gzip, CHUNKED"], false),
+        (["Transfer-Encoding: chunked;x=1"], false),
+        (["Transfer-Encoding: identity"], true),
+        (["Transfer-Encoding: x-chunked, chunkedx"], true),
+        (["Transfer-Encoding: gzip,"], true),
+    ])
+    func theParserTellsABodyReadToTheClose(lines: [String], readToClose: Bool) {
+        var parser = HeaderBlockParser()
+        func feed(_ line: String) -> HeaderBlockParser.Line {
+            Array(line.utf8).withUnsafeBufferPointer { parser.read($0) }
+        }
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        for line in lines { #expect(feed(line + "\r\n") == .field, "\(line)") }
+        #expect(feed("\r\n") == .end)
+        #expect(parser.isReadToClose == readToClose, "\(lines)")
+        // The next block starts afresh.
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        #expect(parser.isReadToClose)
+    }
+
     @Test func theParserJoinsFoldedLinesAndReadsTheLargestLength() {
         var parser = HeaderBlockParser()
         func feed(_ line: String) -> HeaderBlockParser.Line {

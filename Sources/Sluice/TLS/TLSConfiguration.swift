@@ -37,6 +37,11 @@ public struct TLSConfiguration: Sendable, Equatable {
     public var insecureSkipsPeerVerification = false
     /// Turns off the check that the certificate names the host requested. **Insecure**, as above.
     public var insecureSkipsHostNameVerification = false
+    /// Whether a response body framed by the connection's close (HTTP/1, no Content-Length, no
+    /// chunks) must end with the server's TLS close_notify. On by default: a bare TCP close may be
+    /// an attacker cutting the body short, and such a body fails with `connectionLost`. Off, a bare
+    /// close ends the body, as browsers take it, for servers that never send close_notify.
+    public var requiresCloseNotify = true
 
     /// The default: the system's roots, TLS 1.2 or newer, full verification, no pins.
     public init() {}

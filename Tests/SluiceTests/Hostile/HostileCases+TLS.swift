@@ -45,6 +45,20 @@ extension HostileCase {
             "tls-read-to-close-truncated", [.text(head("Connection: close") + filler(100)), .closeWithoutNotify],
             .fails(.connectionLost, naming: "close_notify"),
             "A body read to the close, ended by a TCP close without close_notify, may be an attacker's truncation."),
+        overTLS(
+            "tls-unchunked-coding-truncated",
+            [.text(head("Transfer-Encoding: identity", "Connection: close") + filler(100)), .closeWithoutNotify],
+            .fails(.connectionLost, naming: "close_notify"),
+            "So may one whose Transfer-Encoding names no chunked coding: it is read to the close too."),
+        {
+            var accepted = overTLS(
+                "tls-read-to-close-bare-close-accepted",
+                [.text(head("Connection: close") + filler(100)), .closeWithoutNotify],
+                .succeeds(status: 200) { $0.body.count == 100 },
+                "With `requiresCloseNotify` off, a bare close ends such a body, as browsers take it.")
+            accepted.options = { $0.tls.requiresCloseNotify = false }
+            return accepted
+        }(),
         HostileCase(
             name: "tls-untrusted-certificate", group: .tls,
             proves: "A certificate from an authority the client does not trust is refused, and nothing is sent.",

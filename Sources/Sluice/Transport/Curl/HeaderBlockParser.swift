@@ -42,8 +42,9 @@ struct HeaderBlockParser {
     private(set) var contentLength: Int64?
     /// Why the current block's framing is invalid, once a line returned `.invalid`.
     private(set) var problem: String?
-    /// Whether the current block has a Transfer-Encoding field.
+    /// Whether the current block has a Transfer-Encoding field, and whether one names chunked.
     private var hasTransferEncoding = false
+    private var hasChunkedCoding = false
     /// Whether the block has a Content-Encoding (its body's length then is not its decoded length).
     private(set) var hasContentEncoding = false
     /// Where the latest Content-Length line starts in `lines` (-1: none yet), and the length
@@ -54,9 +55,9 @@ struct HeaderBlockParser {
     private var isTrailer = false
 
     /// Whether the current block frames its body by the connection's close: no Content-Length and
-    /// no Transfer-Encoding (RFC 9112 §6.3; whether it has a body at all is the status's and the
-    /// method's to say).
-    var isReadToClose: Bool { contentLength == nil && !hasTransferEncoding }
+    /// no chunked coding (RFC 9112 §6.3: a Transfer-Encoding without chunked is read to the close
+    /// too, as libcurl does; whether there is a body at all is the status's and the method's to say).
+    var isReadToClose: Bool { contentLength == nil && !hasChunkedCoding }
 
     /// The current block's fields; the parser lets go of its lines. Lines that follow before the
     /// next status line are a trailer.
@@ -100,7 +101,7 @@ struct HeaderBlockParser {
         if end >= 18, bytes[17] == UInt8(ascii: ":"),
             Self.isName("transfer-encoding", UnsafeBufferPointer(rebasing: bytes[0..<17]))
         {
-            return readTransferEncoding()
+            return readTransferEncoding(UnsafeBufferPointer(rebasing: bytes[0..<end]))
         }
         if end >= 17, bytes[16] == UInt8(ascii: ":"),
             Self.isName("content-encoding", UnsafeBufferPointer(rebasing: bytes[0..<16]))
@@ -130,9 +131,10 @@ struct HeaderBlockParser {
     }
 
     /// A Transfer-Encoding line: it may not come with a Content-Length.
-    private mutating func readTransferEncoding() -> Line {
+    private mutating func readTransferEncoding(_ line: UnsafeBufferPointer<UInt8>) -> Line {
         if isTrailer { return .field }
         hasTransferEncoding = true
+        if let (_, value) = RawHeaderLines.field(in: line), Self.namesChunked(value) { hasChunkedCoding = true }
         if contentLength != nil { return bothFramings() }
         return .field
     }
@@ -179,6 +181,7 @@ struct HeaderBlockParser {
         contentLength = nil
         problem = nil
         hasTransferEncoding = false
+        hasChunkedCoding = false
         hasContentEncoding = false
         contentLengthLineStart = -1
         isTrailer = false
@@ -273,6 +276,27 @@ struct HeaderBlockParser {
     /// Whether a header name is `wanted` (lower-case), in any case, compared as bytes (cheaper than
     /// a lookup in the finished `HTTPHeaders`; a static string's bytes need no allocation).
     @inline(__always)
+    /// Whether a comma-separated list of codings has `chunked`, in any case and place (libcurl reads
+    /// a chunked body then), with or without parameters.
+    static func namesChunked(_ list: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start <= list.count {
+            var end = start
+            while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
+            var nameStart = start
+            while nameStart < end, RawHeaderLines.isOptionalWhitespace(list[nameStart]) { nameStart += 1 }
+            var nameEnd = nameStart
+            while nameEnd < end, list[nameEnd] != UInt8(ascii: ";"),
+                !RawHeaderLines.isOptionalWhitespace(list[nameEnd])
+            {
+                nameEnd += 1
+            }
+            if isName("chunked", UnsafeBufferPointer(rebasing: list[nameStart..<nameEnd])) { return true }
+            start = end + 1
+        }
+        return false
+    }
+
     private static func isName(_ wanted: StaticString, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard name.count == wanted.utf8CodeUnitCount else { return false }
         return String.asciiCaseInsensitiveEqual(

@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CTLSEnd
 import FoundationEssentials
 import Synchronization
 
@@ -94,7 +95,7 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     @exclusivity(unchecked) var tlsSession: TLSSession?
     /// How the TLS connection of a body read to the close ended (see `watchTLSEnd`); nil for any
     /// other transfer.
-    @exclusivity(unchecked) var tlsEndWatch: UnsafeMutablePointer<sluice_tls_end_watch>?
+    @exclusivity(unchecked) var tlsEndWatch: OpaquePointer?
 
     @exclusivity(unchecked) var parser = HeaderBlockParser()
     @exclusivity(unchecked) var headerBytes = 0
