@@ -114,7 +114,8 @@ extension SluiceError {
                     .connectionLost,
                     "The connection to \(url) was closed without TLS close_notify while its body was read to the "
                         + "close: the body may have been cut short.",
-                    curlCode: curlCode)
+                    // libcurl reported success: no code of its names the fault.
+                    curlCode: nil)
             }
             return
         }
