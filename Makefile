@@ -80,7 +80,7 @@ TSAN_SUITES := $(TSAN_SUITES)|CoalescingTests|TracingInterceptorTests|MetricsInt
 TSAN_SUITES := $(TSAN_SUITES)|OpenAPITransportTests|ReportListenerTests|ResponseChunksTapTests|CacheStreamedBodyTests
 TSAN_SUITES := $(TSAN_SUITES)|RequestProducerRestartTests
 TSAN_SUITES := $(TSAN_SUITES)|CookieJarTests|CacheStoreTests|CacheFreshnessTests|DownloadTests|DownloadResumeTests
-TSAN_SUITES := $(TSAN_SUITES)|EventStreamTests|HARRecorderTests
+TSAN_SUITES := $(TSAN_SUITES)|EventStreamTests|HARRecorderTests|TLSCloseNotifyTests
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
