@@ -143,6 +143,7 @@ struct RawHeaderLinesTests {
         (["Transfer-Encoding: identity"], true),
         (["Transfer-Encoding: x-chunked, chunkedx"], true),
         (["Transfer-Encoding: gzip,"], true),
+        (["Transfer-Encoding: gzip", "Transfer-Encoding: chunked"], false),
     ])
     func theParserTellsABodyReadToTheClose(lines: [String], readToClose: Bool) {
         var parser = HeaderBlockParser()

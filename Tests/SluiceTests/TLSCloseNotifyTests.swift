@@ -33,8 +33,8 @@ struct TLSCloseNotifyTests {
     }
 
     /// Requests that keep their connection, bodies read to a close with close_notify and ones cut
-    /// by a bare close, on one client: each ends as its own connection did, and none inherits a
-    /// watch another left.
+    /// by a bare close, alternating on one client and one transport: each ends as its own
+    /// connection did, whatever the transfers before it watched.
     @Test func eachRequestEndsAsItsOwnConnectionDid() async throws {
         let server = try await MockServer.start(tls: try await TestPKI.shared.serverTLS)
         try await withServer(server) { server, transport in
@@ -45,11 +45,13 @@ struct TLSCloseNotifyTests {
                 let kept = try await client.get(server.url(for: .bytes(2_000)).absoluteString).data().value
                 #expect(kept.count == 2_000, "round \(round)")
                 #expect(try await client.get("notified").data().value == Data("whole".utf8), "round \(round)")
-                await #expect(throws: SluiceError.self, "round \(round)") {
+                let error = await #expect(throws: SluiceError.self, "round \(round)") {
                     _ = try await client.get("cut").data().value
                 }
+                #expect(error?.code == .connectionLost, "round \(round)")
+                #expect(error?.message.contains("close_notify") == true, "round \(round)")
             }
-            // A connection kept alive and reused after all of that still ends well.
+            // A request whose connection is kept alive still ends well after all of that.
             let last = try await client.get(server.url(for: .bytes(10)).absoluteString).data().value
             #expect(last.count == 10)
         }

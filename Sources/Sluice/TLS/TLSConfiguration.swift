@@ -40,10 +40,12 @@ public struct TLSConfiguration: Sendable, Equatable {
     /// Whether a response body framed by the connection's close (HTTP/1, no Content-Length, no
     /// chunks) must end with the server's TLS close_notify. On by default: a bare TCP close may be
     /// an attacker cutting the body short, and such a body fails with `connectionLost`. Off, a bare
-    /// close ends the body, as browsers take it, for servers that never send close_notify.
+    /// close ends the body, as browsers take it, for servers that never send close_notify. Checked
+    /// where libcurl uses OpenSSL (elsewhere a bare close is not told apart), for each response.
     public var requiresCloseNotify = true
 
-    /// The default: the system's roots, TLS 1.2 or newer, full verification, no pins.
+    /// The default: the system's roots, TLS 1.2 or newer, full verification, no pins, close_notify
+    /// required.
     public init() {}
 
     /// Whether a verification is turned off.

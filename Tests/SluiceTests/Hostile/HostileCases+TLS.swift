@@ -50,6 +50,22 @@ extension HostileCase {
             [.text(head("Transfer-Encoding: identity", "Connection: close") + filler(100)), .closeWithoutNotify],
             .fails(.connectionLost, naming: "close_notify"),
             "So may one whose Transfer-Encoding names no chunked coding: it is read to the close too."),
+        overTLS(
+            "tls-no-content-bare-close",
+            [.text(head("Connection: close", status: "HTTP/1.1 204 No Content")), .closeWithoutNotify],
+            .succeeds(status: 204) { $0.body.isEmpty },
+            "A 204 has no body to cut: a bare close after it is no loss."),
+        overTLS(
+            "tls-not-modified-bare-close",
+            [.text(head("Connection: close", status: "HTTP/1.1 304 Not Modified")), .closeWithoutNotify],
+            .succeeds(status: 304) { $0.body.isEmpty }, "Nor has a 304."),
+        {
+            var headRequest = overTLS(
+                "tls-head-bare-close", [.text(head("Connection: close")), .closeWithoutNotify],
+                .succeeds(status: 200) { $0.body.isEmpty }, "Nor has the answer to a HEAD.")
+            headRequest.send = { $0.head(HostileCase.path) }
+            return headRequest
+        }(),
         {
             var accepted = overTLS(
                 "tls-read-to-close-bare-close-accepted",

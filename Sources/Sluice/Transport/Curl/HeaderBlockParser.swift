@@ -42,8 +42,9 @@ struct HeaderBlockParser {
     private(set) var contentLength: Int64?
     /// Why the current block's framing is invalid, once a line returned `.invalid`.
     private(set) var problem: String?
-    /// Whether the current block has a Transfer-Encoding field, and whether one names chunked.
+    /// Whether the current block has a Transfer-Encoding field.
     private var hasTransferEncoding = false
+    /// Whether one of its Transfer-Encoding fields names the chunked coding (see `isReadToClose`).
     private var hasChunkedCoding = false
     /// Whether the block has a Content-Encoding (its body's length then is not its decoded length).
     private(set) var hasContentEncoding = false
@@ -273,9 +274,6 @@ struct HeaderBlockParser {
         return (value.count > 40 ? text + "…" : text).debugDescription
     }
 
-    /// Whether a header name is `wanted` (lower-case), in any case, compared as bytes (cheaper than
-    /// a lookup in the finished `HTTPHeaders`; a static string's bytes need no allocation).
-    @inline(__always)
     /// Whether a comma-separated list of codings has `chunked`, in any case and place (libcurl reads
     /// a chunked body then), with or without parameters.
     static func namesChunked(_ list: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -297,6 +295,9 @@ struct HeaderBlockParser {
         return false
     }
 
+    /// Whether a header name is `wanted` (lower-case), in any case, compared as bytes (cheaper than
+    /// a lookup in the finished `HTTPHeaders`; a static string's bytes need no allocation).
+    @inline(__always)
     private static func isName(_ wanted: StaticString, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard name.count == wanted.utf8CodeUnitCount else { return false }
         return String.asciiCaseInsensitiveEqual(
