@@ -22,10 +22,30 @@ extension SluiceFuzzing {
     }
 
     /// Reads `bytes` as a stored cache entry: anything but one intact entry is nil, and an entry
-    /// that reads encodes back to the very same bytes.
+    /// that reads encodes back to the very same bytes, but for its two times. Those are kept as
+    /// seconds since 1970 and `Date` counts from 2001, so a time it cannot hold exactly (one the
+    /// cache never wrote, such as 1e-105) comes back rounded, by at most a microsecond or a
+    /// millionth of a millionth of itself; the entry it comes back as then reads and encodes as
+    /// itself, and is the first in every other field.
     package static func cacheEntry(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let entry = CacheEntry(decoding: UnsafeRawBufferPointer(bytes)) else { return }
-        precondition(entry.encoded() == Data(bytes), "an entry that does not encode back to its bytes")
+        let encoded = entry.encoded()
+        if encoded != Data(bytes) {
+            guard var reread = encoded.withUnsafeBytes({ CacheEntry(decoding: $0) }) else {
+                preconditionFailure("an entry whose encoding does not read back")
+            }
+            precondition(reread.encoded() == encoded, "an entry that does not encode back to its bytes")
+            for (before, after) in [
+                (entry.requestTime, reread.requestTime), (entry.responseTime, reread.responseTime),
+            ] {
+                let seconds = before.timeIntervalSince1970
+                let moved = abs(after.timeIntervalSince1970 - seconds)
+                precondition(moved <= max(1e-6, abs(seconds) * 1e-12), "an entry's time moved by \(moved) s")
+            }
+            reread.requestTime = entry.requestTime
+            reread.responseTime = entry.responseTime
+            precondition(reread == entry, "an entry that changed beyond its times")
+        }
         _ = entry.freshnessLifetime
         _ = entry.age(at: Date(timeIntervalSince1970: 1_800_000_000))
     }
