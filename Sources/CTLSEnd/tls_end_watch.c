@@ -75,13 +75,15 @@ static void look_up(void) {
     openssl.slot = new_index(0, 0, NULL, NULL, NULL, (void *)slot_freed);
 }
 
-int sluice_tls_end_available(void) {
+/// Whether watches can be made: the OpenSSL libcurl loaded has the functions they need. Finds them
+/// on the first call (thread-safe).
+static int available(void) {
     pthread_once(&lookup_once, look_up);
     return openssl.slot >= 0;
 }
 
 struct sluice_tls_end_watch *sluice_tls_end_watch_start(void *connection) {
-    if (!sluice_tls_end_available() || connection == NULL) {
+    if (!available() || connection == NULL) {
         return NULL;
     }
     struct sluice_tls_end_watch *watch = calloc(1, sizeof(struct sluice_tls_end_watch));

@@ -15,10 +15,6 @@ enum sluice_tls_ending {
     sluice_tls_ending_bare = 2,
 };
 
-/// Whether watches can be made: the OpenSSL libcurl loaded has the functions they need. Finds
-/// them on the first call (thread-safe).
-int sluice_tls_end_available(void);
-
 /// Starts watching how `connection` (an OpenSSL `SSL *`) ends; NULL when it cannot be watched. The
 /// caller holds one reference and lets it go with `sluice_tls_end_watch_release`. A watch an
 /// earlier transfer left on the connection is let go by the connection.

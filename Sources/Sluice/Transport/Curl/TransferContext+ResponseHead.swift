@@ -77,10 +77,15 @@ extension TransferContext {
     /// one (not a HEAD, a 204 or a 304). Failing at the head spares reading up to the limit.
     private func announcedBodyPastLimit(status: Int) -> Int64? {
         guard let length = parser.contentLength, length > bodyLimit,
-            !parser.hasContentEncoding || !request.options.decompress,
-            status != 204, status != 304, request.method != .head
+            !parser.hasContentEncoding || !request.options.decompress, hasBody(status: status)
         else { return nil }
         return length
+    }
+
+    /// Whether a final response with `status` to this request's method has a body at all: not the
+    /// answer to a HEAD, a 204 or a 304.
+    func hasBody(status: Int) -> Bool {
+        status != 204 && status != 304 && request.method != .head
     }
 
     /// Sends the final head once; returns false, with the reason set, when the output file could

@@ -18,7 +18,7 @@ extension TransferContext {
             tlsEndWatch = nil
         }
         guard parser.isReadToClose, parser.version == .http1_1 || parser.version == .http1_0,
-            status != 204, status != 304, request.method != .head, tls.requiresCloseNotify,
+            hasBody(status: status), tls.requiresCloseNotify,
             let connection = sluice_easy_openssl_connection(easy.raw)
         else { return }
         tlsEndWatch = sluice_tls_end_watch_start(connection)
