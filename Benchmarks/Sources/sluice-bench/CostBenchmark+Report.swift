@@ -88,6 +88,8 @@ extension CostBenchmark {
             lines.append(
                 r.title + String(repeating: " ", count: max(1, 52 - r.title.count)) + formatted(value, decimals: 2))
         }
+        let budgets = budgetReport(figures)
+        lines += budgets.lines
         if !failures.isEmpty { lines.append("FAILED: " + failures.joined(separator: ", ")) }
 
         var members: [(String, JSON)] = []
@@ -103,6 +105,7 @@ extension CostBenchmark {
             let value = ratio(r.subject, r.reference)
             if value.isFinite { members.append((r.key, .number(value))) }
         }
+        members += budgets.members
         for subject in subjects {
             guard let f = figures[subject.key] else { continue }
             members.append((subject.key + "_instructions_min", .integer(Int(f.lowest.rounded()))))
