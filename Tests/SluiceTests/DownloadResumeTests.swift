@@ -167,6 +167,81 @@ struct DownloadResumeTests {
         }
     }
 
+    /// A 206 whose body is shorter than its `Content-Range` (its Content-Length says so) leaves the
+    /// file short: the rest is asked for from where the file ends. Asking from the range's end
+    /// instead left zeros where the missing bytes belonged, and the download succeeded.
+    @Test func aRangeShorterThanItsContentRangeIsAskedForAgainFromWhereTheFileEnds() async throws {
+        try await Self.withFailedDownload { download in
+            let kept = download.resume.bytesReceived
+            let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
+            let first = Mutex(true)
+            download.server.respond("/file") { request in
+                let isFirst = first.withLock { value -> Bool in
+                    defer { value = false }
+                    return value
+                }
+                guard isFirst, request.headers["Range"] != nil else { return whole.reply(to: request) }
+                // Claims the next 1,000 bytes, sends 400 of them.
+                let head =
+                    "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\n"
+                    + "Content-Range: bytes \(kept)-\(kept + 999)/\(Self.body.count)\r\nContent-Length: 400\r\n\r\n"
+                return [.text(head), .send(Self.body[Int(kept)..<Int(kept) + 400])]
+            }
+            let task = try download.client.download(resuming: download.resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 206)
+            #expect(try Data(contentsOf: download.file) == Self.body)
+            #expect(log.restarts.isEmpty)
+            #expect(download.server.requests(to: "/file").last?.headers["Range"] == "bytes=\(kept + 400)-")
+        }
+    }
+
+    /// A server that ignores `If-Range` answers a range of a changed content with a 206 under
+    /// its new entity tag: its bytes are not joined to the old ones, the download starts over.
+    @Test func aRangeOfAnotherContentStartsOver() async throws {
+        try await Self.withFailedDownload { download in
+            let changed = Data(Self.body.reversed())
+            let current = MockDownload(body: changed, entityTag: "\"v2\"")
+            let kept = Int(download.resume.bytesReceived)
+            download.server.respond("/file") { request in
+                guard request.headers["Range"] != nil else { return current.reply(to: request) }
+                // The rest of the new content, as if `If-Range: "v1"` had not been sent.
+                let head =
+                    "HTTP/1.1 206 Partial Content\r\nETag: \"v2\"\r\n"
+                    + "Content-Range: bytes \(kept)-\(changed.count - 1)/\(changed.count)\r\n"
+                    + "Content-Length: \(changed.count - kept)\r\n\r\n"
+                return [.text(head), .send(changed[kept...])]
+            }
+            let task = try download.client.download(resuming: download.resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: download.file) == changed)
+            #expect(log.restarts == [.contentChanged])
+            #expect(download.server.requests(to: "/file").last?.headers["Range"] == nil)
+        }
+    }
+
+    /// A `Content-Range` ending at the last byte `Int64` holds has an end that cannot be counted:
+    /// it is refused, where counting it trapped, taking the process down.
+    @Test func aRangeEndingAtInt64MaxIsRefusedNotATrap() async throws {
+        try await Self.withFailedDownload { download in
+            let whole = MockDownload(body: Self.body, entityTag: "\"v1\"")
+            let kept = download.resume.bytesReceived
+            download.server.respond("/file") { request in
+                guard request.headers["Range"] != nil else { return whole.reply(to: request) }
+                let head =
+                    "HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\n"
+                    + "Content-Range: bytes \(kept)-\(Int64.max)/*\r\nContent-Length: 0\r\n\r\n"
+                return [.text(head)]
+            }
+            let task = try download.client.download(resuming: download.resume)
+            let log = TaskEventLog(task)
+            #expect(try await task.response.value.status == 200)
+            #expect(try Data(contentsOf: download.file) == Self.body)
+            #expect(log.restarts == [.rangeMismatch])
+        }
+    }
+
     @Test func aTemporaryFileShorterThanTheResumeDataIsDetected() async throws {
         try await Self.withFailedDownload { download in
             try Data(Self.body.prefix(10)).write(to: download.resume.temporaryFile)
@@ -242,9 +317,22 @@ struct DownloadResumeTests {
         for bad in [
             "", "bytes", "bytes */*", "bytes 9-5/100", "bytes 0-100/100", "items 0-9/100", "bytes -1-9/100",
             "bytes 0-9/1x", "bytes 0-99999999999999999999/*", "bytes 0 - 9/100", "bytes 0-9",
+            "bytes 0-9223372036854775807/*",
         ] {
             #expect(ContentRange(bad) == nil, "\(bad)")
         }
+    }
+
+    @Test func aValidatorIsContradictedOnlyByAnotherOfItsKind() {
+        let tag = DownloadValidator.entityTag("\"a\"")
+        #expect(tag.isContradicted(by: ["ETag": "\"b\""]))
+        #expect(!tag.isContradicted(by: ["ETag": " \"a\" "]))
+        #expect(!tag.isContradicted(by: ["ETag": "W/\"b\""]), "a weak tag says nothing of the bytes")
+        #expect(!tag.isContradicted(by: ["Last-Modified": "d"]))
+        let date = DownloadValidator.lastModified("Tue, 01 Dec 2026 10:00:00 GMT")
+        #expect(date.isContradicted(by: ["Last-Modified": "Wed, 02 Dec 2026 10:00:00 GMT"]))
+        #expect(!date.isContradicted(by: ["Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT"]))
+        #expect(!date.isContradicted(by: [:]))
     }
 
     @Test func validatorsAreStrongOnly() {

@@ -13,7 +13,7 @@ struct ContentRange: Equatable, Sendable {
 
     /// Reads `text`; nil when it is not a single byte range this type describes (another unit, a
     /// last byte before the first, a complete length the range does not fit in, digits that
-    /// overflow).
+    /// overflow, a last byte whose end `Int64` cannot count).
     init?(_ text: String) {
         var rest = Substring(text).drop { $0 == " " || $0 == "\t" }
         guard rest.lowercased().hasPrefix("bytes ") else { return nil }
@@ -34,7 +34,9 @@ struct ContentRange: Equatable, Sendable {
             return
         }
         guard let dash = range.firstIndex(of: "-"), let first = Self.number(range[..<dash]),
-            let last = Self.number(range[range.index(after: dash)...]), first <= last
+            let last = Self.number(range[range.index(after: dash)...]), first <= last,
+            // The bytes up to it must be countable: `last + 1` ends the range.
+            last < Int64.max
         else { return nil }
         if let completeLength, last >= completeLength { return nil }
         bytes = first...last

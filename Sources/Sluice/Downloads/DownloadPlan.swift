@@ -115,7 +115,13 @@ final class DownloadPlan: Sendable {
     func progress(_ progress: TransferProgress) -> TransferProgress {
         state.withLock { s in
             guard s.counting else { return progress }
-            return TransferProgress(completed: s.bytes, expected: s.total ?? progress.expected.map { $0 + s.base })
+            // The body's announced length after the bytes kept (unknown if a server's length
+            // would pass what 64 bits count).
+            let expected = progress.expected.flatMap { length -> Int64? in
+                let (sum, overflow) = length.addingReportingOverflow(s.base)
+                return overflow ? nil : sum
+            }
+            return TransferProgress(completed: s.bytes, expected: s.total ?? expected)
         }
     }
 
@@ -209,6 +215,11 @@ extension DownloadPlan.State {
             guard let range = head.headers["Content-Range"].flatMap(ContentRange.init),
                 range.bytes?.lowerBound == offset
             else {
+                counting = false
+                return nil
+            }
+            // Bytes of another content (a server that ignored `If-Range`): the run starts over.
+            if let validator, validator.isContradicted(by: head.headers) {
                 counting = false
                 return nil
             }

@@ -2,7 +2,8 @@
 /// the bytes kept so far were dropped, and the whole content is downloaded again.
 public enum DownloadRestart: Sendable, Equatable {
     /// The content changed since the bytes kept were received: the server answered the range
-    /// request with all of the new content (200, a validator other than `If-Range`'s).
+    /// request with all of the new content (200, a validator other than `If-Range`'s), or with a
+    /// range of it (206 under another validator: the server ignored `If-Range`).
     case contentChanged
     /// The server does not serve ranges: it answered with all of the same content (200).
     case rangeIgnored

@@ -69,14 +69,14 @@ struct DownloadRun: Sendable {
         // interrupts it, which would end the whole download as cancelled.
         let answer = Lock<Response?>(nil)
         slot.inner = client.response(for: attempt, mode: .collected, control: control, reporter: reporter).start {
-            [offset] event in
+            [offset, validator] event in
             switch event {
             case .value(let response): answer.withLock { $0 = response }
             case .completed:
                 guard let response = answer.withLock({ $0.take() }) else {
                     return fail(SluiceError(.noValue, "The download's request completed without a response."))
                 }
-                interpret(response, asked: offset, restartsLeft: restartsLeft)
+                interpret(response, asked: offset, under: validator, restartsLeft: restartsLeft)
             case .failed(let error): fail(error)
             case .interrupted: observer.sendInterrupted()
             }
@@ -96,7 +96,11 @@ struct DownloadRun: Sendable {
         observer.send(error: error)
     }
 
-    private func interpret(_ response: Response, asked: Int64, restartsLeft: Int) {
+    /// Acts on the response to the request for the bytes from `asked` on, sent with `validator`
+    /// in `If-Range` (nil: no range was asked for).
+    private func interpret(
+        _ response: Response, asked: Int64, under validator: DownloadValidator?, restartsLeft: Int
+    ) {
         switch response.status {
         case 206:
             guard let range = response.headers["Content-Range"].flatMap(ContentRange.init), let bytes = range.bytes,
@@ -104,11 +108,28 @@ struct DownloadRun: Sendable {
             else {
                 return restart(.rangeMismatch, restartsLeft: restartsLeft, response: response)
             }
-            if let complete = range.completeLength, bytes.upperBound + 1 < complete {
-                // A server may send less than asked for: ask for the rest, while it moves forward.
-                return send(from: bytes.upperBound + 1, restartsLeft: restartsLeft)
+            // A range of another content: the server ignored `If-Range`, and its bytes cannot be
+            // joined to the file's (`DownloadPlan` did not count them either).
+            if asked > 0, let validator, validator.isContradicted(by: response.headers) {
+                return restart(.contentChanged, restartsLeft: restartsLeft, response: response)
             }
-            finish(response, expectedLength: range.completeLength ?? (bytes.upperBound + 1))
+            // The file must now end where the range does (`ContentRange` keeps `upperBound + 1`
+            // countable). A body shorter than its range (a smaller Content-Length, a close that
+            // came early) leaves the file short: what arrived is the range's start, so the rest is
+            // asked for; filling from the range's end instead left a run of zeros in the file.
+            let end = bytes.upperBound + 1
+            let held = DownloadPlan.size(of: plan.temporaryFile) ?? -1
+            if held != end {
+                guard held > asked, held < end else {
+                    return restart(.rangeMismatch, restartsLeft: restartsLeft, response: response)
+                }
+                return send(from: held, restartsLeft: restartsLeft)
+            }
+            if let complete = range.completeLength, end < complete {
+                // A server may send less than asked for: ask for the rest, while it moves forward.
+                return send(from: end, restartsLeft: restartsLeft)
+            }
+            finish(response, expectedLength: range.completeLength ?? end)
         case 200..<300:
             // All of the content (a restart, if a range was asked for, was reported with the head:
             // see `DownloadPlan.observe`).

@@ -100,6 +100,7 @@ package enum SluiceFuzzing {
         if let range = ContentRange(text) {
             if let bytes = range.bytes {
                 precondition(bytes.lowerBound >= 0 && bytes.lowerBound <= bytes.upperBound, "a reversed range")
+                precondition(bytes.upperBound < Int64.max, "a range whose end cannot be counted")
                 if let length = range.completeLength { precondition(bytes.upperBound < length, "a range past its end") }
             } else {
                 precondition(range.completeLength != nil, "an unsatisfied range without a length")
