@@ -26,17 +26,26 @@ public struct CacheInterceptor: Interceptor {
     /// Answers `request` from the cache, validates a stored response, or sends it and stores the
     /// response.
     public func intercept(_ request: Request, chain: InterceptorChain) -> SignalProducer<Response, SluiceError> {
-        guard request.method == .get || request.method == .head else {
-            guard !Self.safeMethods.contains(request.method) else { return chain.proceed(request) }
-            return chain.proceed(request).on(value: { [cache] response in
-                if (200..<400).contains(response.status) { cache.invalidate(after: response, to: request.url) }
-            })
+        // What the cache never answers: other methods than GET and HEAD; a download to a file (a
+        // partial one too), whose body goes where the caller asked; a request with its own
+        // validators or range, which expects the server's answer to them. They pass by, unless
+        // they may only be answered from the cache: then nothing is sent.
+        let passesBy =
+            (request.method != .get && request.method != .head) || request.options.destination.openedFile != nil
+            || Self.conditionalFields.contains(where: { request.headers.contains($0) })
+        if passesBy {
+            if request.options.cachePolicy == .onlyIfCached {
+                chain.recordCache(.miss, url: request.url)
+                return SignalProducer(error: Self.notCached(request, because: "the cache does not answer it"))
+            }
+            guard request.method == .get || request.method == .head || Self.safeMethods.contains(request.method)
+            else {
+                return chain.proceed(request).on(value: { [cache] response in
+                    if (200..<400).contains(response.status) { cache.invalidate(after: response, to: request.url) }
+                })
+            }
+            return chain.proceed(request)
         }
-        // A download to a file (a partial one too) writes its body where the caller asked, and a
-        // request with its own validators or range expects the server's answer to them: both
-        // pass by.
-        if request.options.destination.openedFile != nil { return chain.proceed(request) }
-        if Self.conditionalFields.contains(where: { request.headers.contains($0) }) { return chain.proceed(request) }
         let cache = cache
         return SignalProducer { observer, lifetime in
             let now = chain.scheduler.currentDate
@@ -60,11 +69,7 @@ public struct CacheInterceptor: Interceptor {
             case .unavailable(let byPolicy):
                 chain.recordCache(.miss, url: request.url)
                 if byPolicy {
-                    observer.send(
-                        error: SluiceError(
-                            .notCached,
-                            "No stored response matches \(request.method.rawValue) \(request.url.absoluteString), and its cache policy is onlyIfCached: nothing was sent."
-                        ))
+                    observer.send(error: Self.notCached(request, because: "no stored response matches it"))
                 } else {
                     observer.send(
                         value: Response(status: 504, headers: ["Content-Length": "0"], request: request, source: .cache)
@@ -75,6 +80,14 @@ public struct CacheInterceptor: Interceptor {
         }
     }
 
+    /// The failure of a request that may only be answered from the cache (`onlyIfCached`) and is not.
+    private static func notCached(_ request: Request, because reason: String) -> SluiceError {
+        SluiceError(
+            .notCached,
+            "\(request.method.rawValue) \(request.url.absoluteString) may only be answered from the cache "
+                + "(onlyIfCached), and \(reason): nothing was sent.")
+    }
+
     /// Sends `request`, with `entry`'s validators when there is one, and answers with what the
     /// server says: the entry freshened on a 304, the entry on an error that `stale-if-error`
     /// covers, the new response (stored when allowed) otherwise.
@@ -83,9 +96,13 @@ public struct CacheInterceptor: Interceptor {
         into observer: Observer<Response, SluiceError>
     ) -> any Disposable {
         let requestTime = chain.scheduler.currentDate
+        // Whether a response went on: a streamed one's body can still fail after it, and then the
+        // failure is the request's (a stored answer in its place would be a second response).
+        let answered = Lock(false)
         return chain.proceed(conditional(request, entry)).start { event in
             switch event {
             case .value(let response):
+                answered.withLock { $0 = true }
                 let responseTime = chain.scheduler.currentDate
                 if let entry, response.status == 304 {
                     response.discardBody()
@@ -115,7 +132,9 @@ public struct CacheInterceptor: Interceptor {
                 }
             case .failed(let error):
                 let now = chain.scheduler.currentDate
-                if let entry, CacheDecision.mayAnswerOnError(entry, request: request, now: now) {
+                if let entry, !answered.withLock({ $0 }),
+                    CacheDecision.mayAnswerOnError(entry, request: request, now: now)
+                {
                     chain.recordCache(.hit, url: request.url)
                     observer.send(value: entry.response(for: request, at: now, source: .cache))
                     observer.sendCompleted()

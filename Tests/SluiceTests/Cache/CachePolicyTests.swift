@@ -43,6 +43,26 @@ struct CachePolicyTests {
         }
     }
 
+    /// What the cache never answers (another method, a request with its own validators or
+    /// range) is not sent either when it may only be answered from the cache.
+    @Test func onlyIfCachedSendsNothingTheCacheDoesNotAnswer() async throws {
+        try await withCache { (h) async throws in
+            h.script("/n", reply("one", ("Cache-Control", "max-age=600")))
+            _ = try await h.send("/n")
+            let asks: [(HTTPMethod, HTTPHeaders)] = [
+                (.post, [:]), (.delete, [:]), (.get, ["If-None-Match": "\"x\""]), (.get, ["Range": "bytes=0-1"]),
+            ]
+            for (method, headers) in asks {
+                await #expect {
+                    _ = try await h.send("/n", method: method, headers: headers, policy: .onlyIfCached)
+                } throws: { error in
+                    (error as? SluiceError)?.code == .notCached
+                }
+            }
+            #expect(h.sent("/n") == 1)
+        }
+    }
+
     @Test func anOnlyIfCachedRequestHeaderGetsA504() async throws {
         try await withCache { (h) async throws in
             let response = try await h.send("/none", headers: ["Cache-Control": "only-if-cached"])

@@ -45,6 +45,28 @@ struct CacheStreamedBodyTests {
         }
     }
 
+    /// A stale entry's revalidation answered with a new response whose streamed body then breaks
+    /// off: the failure is the request's. Answering it with the stored entry (`stale-if-error`)
+    /// sent a second response after the first.
+    @Test func aStreamedBodyThatBreaksOffAfterItsHeadIsNotFollowedByAStoredOne() async throws {
+        try await withCache { (h) async throws in
+            h.script("/r", reply("old", ("Cache-Control", "max-age=1, stale-if-error=600")))
+            _ = try await h.send("/r")
+            h.advance(seconds: 30)
+            h.server.script(
+                "/r", wire: .text("HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\nfirst half"), .pause(.milliseconds(50)),
+                .reset)
+            let url = h.server.url(for: .scripted(path: "/r")).absoluteString
+            do {
+                let responses = try await h.client.stream(url).response().collect().value
+                Issue.record("\(responses.count) responses and a success, for a body that broke off")
+            } catch {
+                #expect((error as? SluiceError)?.code == .connectionLost, "\(error)")
+            }
+            #expect(h.sent("/r") == 2)
+        }
+    }
+
     @Test func aBodyThatBreaksOffIsNotStored() async throws {
         try await withCache { (h) async throws in
             h.server.script(
