@@ -1,10 +1,8 @@
 extension Duration {
     /// The duration in whole milliseconds, truncated toward zero: what libcurl's `_MS` options, curl's
-    /// command line and the transport's coarse clock count in.
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
+    /// command line and the transport's coarse clock count in; beyond what 64 bits hold (some 292
+    /// million years, such as a timeout of `.seconds(Int64.max)`), the largest or smallest count.
+    var wholeMilliseconds: Int64 { whole(attosecondsPerUnit: 1_000_000_000_000_000) }
 
     /// The duration in whole microseconds, truncated toward zero, what libcurl measures times in;
     /// beyond what 64 bits hold (some 292,000 years), the largest or smallest count.

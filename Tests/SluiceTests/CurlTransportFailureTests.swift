@@ -15,6 +15,28 @@ struct CurlTransportFailureTests {
         return options
     }
 
+    /// A transfer that waits for a connection (the host's limit is reached) is not idle: it
+    /// failed with an idle timeout once, behind a long transfer that held the only connection.
+    @Test func aTransferWaitingForAConnectionIsNotIdle() async throws {
+        try await withServer { server, _ in
+            let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 1))
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            // ~1.5 s of body, a chunk every 250 ms, on the host's only connection.
+            let slow = Task {
+                try await client.get(
+                    server.url(for: .drip(bytes: 600, chunks: 6, interval: .milliseconds(250))).absoluteString
+                ).value
+            }
+            try await Task.sleep(for: .milliseconds(150))
+            var queued = try client.makeRequest(.get, "status/204")
+            queued.options.idleTimeout = .milliseconds(400)
+            let response = try await client.send(queued).value
+            #expect(response.status == 204)
+            #expect(try await slow.value.body.count == 600)
+            #expect(server.connectionCount == 1)
+        }
+    }
+
     @Test func eachFaultEndsWithItsTypedError() async throws {
         try await withServer { server, transport in
             let quick = options(idle: .milliseconds(800))

@@ -236,6 +236,39 @@ struct CurlTransportTests {
         }
     }
 
+    /// Timeouts longer than 64 bits of milliseconds hold (`.seconds(Int64.max)`, "never") are as
+    /// long as libcurl can wait: converting them trapped on the transport's thread once.
+    @Test func timeoutsTooLongForMillisecondsAreAsLongAsCanBe() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            var request = Request(url: server.url(for: .echo))
+            request.options.connectTimeout = .seconds(Int64.max)
+            request.options.timeout = .seconds(Int64.max)
+            request.options.idleTimeout = .seconds(Int64.max)
+            #expect(request.curlDescription.contains("--max-time \(Int64.max / 1000)"))
+            let response = try await client.send(request).value
+            #expect(response.status == 200)
+        }
+    }
+
+    /// A request that one of its options refuses (a proxy on port 0) leaves its output file as it
+    /// was: the file, which opening empties, is opened once every option was taken.
+    @Test func aRequestRefusedByAnOptionLeavesItsOutputFileAsItWas() async throws {
+        try await withServer { server, transport in
+            try await withDownloadDirectory { directory in
+                let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+                let file = directory.appendingPathComponent("kept.bin")
+                try Data("precious".utf8).write(to: file)
+                var request = Request(url: server.url(for: .echo))
+                request.options.destination = .file(file)
+                request.options.proxy = .http(host: "proxy.test", port: 0)
+                await expectFailure(.invalidOption) { try await client.send(request).value }
+                #expect(try Data(contentsOf: file) == Data("precious".utf8))
+                #expect(server.recordedRequests.isEmpty)
+            }
+        }
+    }
+
     @Test func downloadsToAFileStreamWithTheRightChecksum() async throws {
         try await withServer { server, transport in
             let size = 1 << 30

@@ -124,7 +124,8 @@ struct RawHeaderLinesTests {
         for line in lines.dropLast() { #expect(feed(line + "\r\n") == .field, "\(line)") }
         #expect(feed(lines.last! + "\r\n") == .invalid)
         #expect(parser.problem?.contains(problem) == true, "\(String(describing: parser.problem))")
-        // The next block starts afresh.
+        // The next block, after a blank line, starts afresh.
+        #expect(feed("\r\n") == .end)
         #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
         #expect(parser.problem == nil)
         #expect(feed("Content-Length: 3\r\n") == .field)
@@ -154,7 +155,8 @@ struct RawHeaderLinesTests {
         for line in lines { #expect(feed(line + "\r\n") == .field, "\(line)") }
         #expect(feed("\r\n") == .end)
         #expect(parser.isReadToClose == readToClose, "\(lines)")
-        // The next block starts afresh.
+        // The next block, after a blank line, starts afresh.
+        #expect(feed("\r\n") == .end)
         #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
         #expect(parser.isReadToClose)
     }
@@ -182,6 +184,29 @@ struct RawHeaderLinesTests {
         #expect(feed("Transfer-Encoding: chunked\r\n") == .field)
         #expect(feed("\r\n") == .end)
         #expect(parser.contentLength == Int64.max)
+    }
+
+    /// A line that starts with `HTTP/` is a status line only where a block starts; inside a head
+    /// it is a field line without a colon, as libcurl reads it, and changes neither the status nor
+    /// the framing (it reset both once). After a final head, a block may be the head of the
+    /// response libcurl asked for again (after a 417 or a 401): its status line is read.
+    @Test func aStatusLikeLineInsideAHeadIsAField() {
+        var parser = HeaderBlockParser()
+        func feed(_ line: String) -> HeaderBlockParser.Line {
+            Array(line.utf8).withUnsafeBufferPointer { parser.read($0) }
+        }
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .status)
+        #expect(feed("Content-Length: 5\r\n") == .field)
+        #expect(feed("HTTP/1.1 500 Oops\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.status == 200)
+        #expect(parser.contentLength == 5)
+        _ = parser.takeHeaders()
+        #expect(feed("HTTP/1.1 204 No Content\r\n") == .status)
+        #expect(feed("X-Next: 1\r\n") == .field)
+        #expect(feed("HTTP/1.1 500 Oops\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.status == 204)
     }
 
     /// Found by the header block fuzz target: a folded trailer line after a head with a

@@ -117,6 +117,61 @@ struct UploadVerbTests {
         }
     }
 
+    /// An endless body: it yields a kilobyte whenever asked, and its iterator says when it is let
+    /// go (the task that pulls it has ended).
+    struct EndlessBody: AsyncSequence, Sendable {
+        final class Probe: Sendable {
+            let pulls = Mutex(0)
+            let released = Mutex(false)
+        }
+        final class Token: Sendable {
+            let probe: Probe
+            init(_ probe: Probe) { self.probe = probe }
+            deinit { probe.released.withLock { $0 = true } }
+        }
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let token: Token
+            mutating func next() async -> Data? {
+                if Task.isCancelled { return nil }
+                token.probe.pulls.withLock { $0 += 1 }
+                return Data(repeating: 0x61, count: 1024)
+            }
+        }
+        let probe: Probe
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(token: Token(probe)) }
+    }
+
+    /// Disposing of an upload whose body never ends lets the task that pulls the body go: it held
+    /// the body's reader and waited for the transfer to take more, forever.
+    @Test func disposingOfAnUploadEndsThePullingOfItsBody() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let probe = EndlessBody.Probe()
+            let upload = client.upload(.bytes(EndlessBody(probe: probe)), to: "echo").start()
+            try await eventually("the body is pulled") { probe.pulls.withLock { $0 } > 300 }
+            upload.dispose()
+            try await eventually("the pulling task lets the body go") { probe.released.withLock { $0 } }
+        }
+    }
+
+    /// A buffer limit of nothing still moves the body, a chunk at a time: the pulling task waited
+    /// for room below a limit of 0 that never came.
+    @Test func aBufferLimitOfZeroStillSendsTheBody() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let parts = AsyncStream<Data> { continuation in
+                for index in 0..<3 { continuation.yield(Data("part \(index);".utf8)) }
+                continuation.finish()
+            }
+            var request = try client.makeRequest(.post, "echo")
+            request.body = .stream(BodyProvider(bytes: parts, bufferLimit: 0))
+            let response = try await client.send(request).value
+            #expect(response.status == 200)
+            let sent = try #require(server.requests(to: "/echo").last)
+            #expect(String(decoding: sent.body, as: UTF8.self) == "part 0;part 1;part 2;")
+        }
+    }
+
     @Test func aFailingSequenceOrOneThatMustBeSentTwiceFailsWithInvalidBody() async throws {
         struct Broken: Error {}
         try await withServer { server, transport in

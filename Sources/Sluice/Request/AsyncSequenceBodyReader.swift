@@ -33,7 +33,8 @@ final class AsyncSequenceBodyReader: BodyReader, Sendable {
 
     init<Bytes: AsyncSequence & Sendable>(_ bytes: Bytes, bufferLimit: Int = 256 * 1024)
     where Bytes.Element == Data {
-        self.bufferLimit = bufferLimit
+        // At least a byte: with none, the pulling task waited for room that never came.
+        self.bufferLimit = max(1, bufferLimit)
         start = { reader in
             Task {
                 do {
@@ -51,6 +52,26 @@ final class AsyncSequenceBodyReader: BodyReader, Sendable {
 
     deinit {
         state.withLock { $0.pump }?.cancel()
+    }
+
+    /// Ends the reading when the transfer lets go of the body (it finished, failed, was cancelled,
+    /// or starts the body again with a new reader): the pulling task is cancelled, which cancels the
+    /// sequence's iteration, and let go if it waits for room. Without this, the task, which holds
+    /// the reader, waited for the transfer forever, holding the sequence, its buffer and itself.
+    func close() {
+        let (pump, demand) = state.withLock { s -> (Task<Void, Never>?, CheckedContinuation<Void, Never>?) in
+            s.finished = true
+            s.chunks = []
+            s.buffered = 0
+            s.wake = nil
+            defer {
+                s.pump = nil
+                s.demand = nil
+            }
+            return (s.pump, s.demand)
+        }
+        pump?.cancel()
+        demand?.resume()
     }
 
     /// Blocking reads are not offered: the transport reads through `read(into:wake:)`.
@@ -101,6 +122,8 @@ final class AsyncSequenceBodyReader: BodyReader, Sendable {
     /// Adds a chunk, waking a paused transfer; waits while the buffer is full.
     private func push(_ chunk: Data) async {
         let wake = state.withLock { s -> (@Sendable () -> Void)? in
+            // Closed: nobody reads any more (the task is cancelled and stops after this chunk).
+            guard !s.finished else { return nil }
             s.chunks.append(chunk)
             s.buffered += chunk.count
             defer { s.wake = nil }

@@ -40,6 +40,14 @@ extension CurlLoop {
                 return false
             }
             if context.isPaused { return false }
+            // Without a connection yet, a transfer waits for one (libcurl holds it back while the
+            // connection limits are reached: "further transfers wait their turn") or is making one,
+            // which `connectTimeout` limits. Neither is idleness: a queued transfer failed with an
+            // idle timeout once, behind 64 long downloads from its host.
+            if Self.connectionKey(context.easy) == 0 {
+                context.lastActivity = now
+                return false
+            }
             if connectionMoved(context, use: &connectionUse) {
                 context.lastActivity = now
                 return false

@@ -61,15 +61,6 @@ enum EasyConfigurator {
         // The callbacks' way to the transfer, and the loop's from a finished handle to its context.
         easy.transfer = context.userData
 
-        if let url = request.options.destination.openedFile {
-            let descriptor = openForDownload(url, truncating: request.options.destination == .file(url))
-            guard descriptor >= 0 else {
-                throw SluiceError(
-                    .fileWriteFailed, "Cannot open \(url.path) for the download: \(String(cString: strerror(errno))).")
-            }
-            context.outputDescriptor = descriptor
-        }
-
         // Methods that carry a body by convention send an empty one with Content-Length: 0.
         let sendsBody = context.hasBody || request.method == .post || request.method == .put || request.method == .patch
         // A small in-memory body goes to libcurl whole, sent with the head (see `inlineBodyLimit`);
@@ -120,6 +111,17 @@ enum EasyConfigurator {
             easy.headerSource = EasyHandle.HeaderSource(
                 headers: request.headers, formByDefault: formByDefault, sendsBody: sendsBody, decompress: decompress,
                 mergesCookies: mergesCookies)
+        }
+
+        // The output file last, once every option was taken: opening it empties a `.file`
+        // destination, which a request refused by an option must leave as it was.
+        if let url = request.options.destination.openedFile {
+            let descriptor = openForDownload(url, truncating: request.options.destination == .file(url))
+            guard descriptor >= 0 else {
+                throw SluiceError(
+                    .fileWriteFailed, "Cannot open \(url.path) for the download: \(String(cString: strerror(errno))).")
+            }
+            context.outputDescriptor = descriptor
         }
     }
 

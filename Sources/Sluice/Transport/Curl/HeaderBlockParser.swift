@@ -54,6 +54,12 @@ struct HeaderBlockParser {
     private var contentLengthBeforeItsLine: Int64?
     /// Whether the current lines are a trailer (after the head was taken): framing is decided by then.
     private var isTrailer = false
+    /// Whether the next line starts a block: the first line, or the one after a blank line. Only
+    /// there is a line that starts with `HTTP/` a status line; libcurl reads one inside a head as a
+    /// field line without a colon, which frames nothing. (After a final head, the next block is a
+    /// trailer or the head of a response libcurl asked for again, after a 417 or a 401: a trailer
+    /// line that starts with `HTTP/` is still read as a status line.)
+    private var atBlockStart = true
 
     /// Whether the current block frames its body by the connection's close: no Content-Length and
     /// no chunked coding (RFC 9112 §6.3: a Transfer-Encoding without chunked is read to the close
@@ -77,8 +83,14 @@ struct HeaderBlockParser {
     mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Line {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        if end == 0 { return .end }
-        if end >= 5 && bytes[0] == 0x48 && bytes[1] == 0x54 && bytes[2] == 0x54 && bytes[3] == 0x50 && bytes[4] == 0x2F
+        if end == 0 {
+            atBlockStart = true
+            return .end
+        }
+        let startsBlock = atBlockStart
+        atBlockStart = false
+        if startsBlock && end >= 5 && bytes[0] == 0x48 && bytes[1] == 0x54 && bytes[2] == 0x54 && bytes[3] == 0x50
+            && bytes[4] == 0x2F
         {
             readStatusLine(UnsafeBufferPointer(rebasing: bytes[0..<end]))
             return .status

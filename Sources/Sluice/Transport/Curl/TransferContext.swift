@@ -63,7 +63,11 @@ final class TransferContext: TransferToken, @unchecked Sendable {
     // The mutable state is marked `@exclusivity(unchecked)`: it is only ever touched on the loop
     // thread, by plain reads and writes that cannot overlap, and the run-time exclusivity checks
     // (two calls into the Swift runtime per access) cost more than the parsing of a header line.
-    @exclusivity(unchecked) var bodyReader: (any BodyReader)?
+    @exclusivity(unchecked) var bodyReader: (any BodyReader)? {
+        // A reader of an async sequence is filled by a task that holds it: one let go of without
+        // being closed kept that task, and the sequence, waiting forever.
+        willSet { (bodyReader as? AsyncSequenceBodyReader)?.close() }
+    }
     @exclusivity(unchecked) var outputDescriptor: Int32 = -1
     @exclusivity(unchecked) var abortReason: AbortReason?
     /// Counts the callbacks that moved bytes. The loop compares it with what it saw at its previous
@@ -208,5 +212,6 @@ final class TransferContext: TransferToken, @unchecked Sendable {
 
     deinit {
         if let tlsEndWatch { sluice_tls_end_watch_release(tlsEndWatch) }
+        (bodyReader as? AsyncSequenceBodyReader)?.close()
     }
 }
