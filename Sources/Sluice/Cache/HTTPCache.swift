@@ -75,11 +75,38 @@ public final class HTTPCache: Sendable {
 
     /// The stored responses `request` may be answered with, the most recent first (RFC 9111 §4.1).
     func candidates(for request: Request) -> [CacheEntry] {
-        store.entries(for: Self.primaryKey(request.method, request.url))
+        let jarCookies = request.options.cookieShare != nil
+        return store.entries(for: Self.primaryKey(request.method, request.url))
             .filter { entry in
-                entry.variant.allSatisfy { Self.varyValue($0.name, in: request.headers) == $0.value }
+                entry.variant.allSatisfy { field in
+                    switch field.name {
+                    case Self.decodedField: return Self.decodedValue(request) == field.value
+                    // The jar's cookies go out without being in `request.headers`: what they are is
+                    // not known here, so a response that varies on cookies never answers.
+                    case "cookie" where jarCookies: return false
+                    default: return Self.varyValue(field.name, in: request.headers) == field.value
+                    }
+                }
             }
             .sorted { $0.responseTime > $1.responseTime }
+    }
+
+    /// The variant field that keeps a coded response's body as it was received: decoded for a
+    /// request that had it decoded (`RequestOptions.decompress`), as sent for one that did not.
+    /// Not a header name (those have no colon), so no `Vary` can name it.
+    static let decodedField = ":decoded"
+
+    /// `request`'s value of `decodedField`.
+    static func decodedValue(_ request: Request) -> String? { request.options.decompress ? "1" : nil }
+
+    /// Whether a response's body is coded (a Content-Encoding other than `identity`).
+    static func isCoded(_ headers: HTTPHeaders) -> Bool {
+        headers.values(for: "Content-Encoding").contains { value in
+            value.split(separator: ",").contains { coding in
+                let name = String(coding).trimmingWhitespace()
+                return !name.isEmpty && !name.caseInsensitiveEquals("identity")
+            }
+        }
     }
 
     // MARK: - Storing
@@ -116,9 +143,16 @@ public final class HTTPCache: Sendable {
         let explicitlyCacheable =
             control.maxAge != nil || response.headers.contains("Expires") || control.isPublic || control.isPrivate
         guard explicitlyCacheable || CacheEntry.heuristicallyCacheable.contains(response.status) else { return nil }
+        // A variant selected by cookies cannot be told apart when the jar sent them: they are not
+        // in `request.headers` (RFC 9111 §4.1 compares the fields sent).
+        if names.contains("cookie"), request.options.cookieShare != nil { return nil }
+        var variant = names.map { CacheEntry.VaryField(name: $0, value: varyValue($0, in: request.headers)) }
+        if isCoded(response.headers) {
+            variant.append(CacheEntry.VaryField(name: decodedField, value: decodedValue(request)))
+        }
         let entry = CacheEntry(
             primaryKey: primaryKey(request.method, request.url),
-            variant: names.map { CacheEntry.VaryField(name: $0, value: varyValue($0, in: request.headers)) },
+            variant: variant,
             status: response.status, headers: response.headers, httpVersion: response.httpVersion, body: body,
             requestTime: requestTime, responseTime: responseTime)
         // Neither fresh for a while nor able to be validated: it could never answer a request.
