@@ -257,6 +257,24 @@ struct ClientTests {
             #expect(server.connectionCount <= 3)
         }
     }
+
+    /// A request that completes without a response has a result of its own (`.noValue`): dropping
+    /// it moved every later result onto the wrong request.
+    @Test func aBatchRequestWithoutAResponseKeepsItsPlace() async throws {
+        try await withServer { server, transport in
+            let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
+            let requests = [client.get("bytes/1"), .empty, client.get("bytes/3")]
+            var results: [Result<Response, SluiceError>] = []
+            for await event in client.batch(requests).values {
+                if case .finished(let all) = event { results = all }
+            }
+            #expect(results.count == 3)
+            #expect(try results[0].get().body.count == 1)
+            #expect(throws: SluiceError.self) { try results[1].get() }
+            if case .failure(let error) = results[1] { #expect(error.code == .noValue) }
+            #expect(try results[2].get().body.count == 3)
+        }
+    }
 }
 
 /// Records a response producer's events.

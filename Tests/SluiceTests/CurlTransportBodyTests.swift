@@ -155,6 +155,25 @@ struct CurlTransportBodyTests {
         }
     }
 
+    /// An idempotent PUT whose body is an async sequence read once, on a kept-alive connection
+    /// that dies before any answer: libcurl cannot send it again, and the error says the body is
+    /// why (it said the method was not idempotent).
+    @Test func aBodyThatCannotBeReadAgainIsWhyAPutIsNotSentAgain() async throws {
+        try await withServer { server, transport in
+            _ = try await transport.send(server.url(for: .echo))
+            let fault = server.url(for: .fault(.closeBeforeHeaders))
+            let once = AsyncStream<Data> { continuation in
+                continuation.yield(Self.kilobyte)
+                continuation.finish()
+            }
+            let error = await expectFailure(.connectionLost) {
+                try await transport.send(.put, fault, body: .stream(BodyProvider(bytes: once)))
+            }
+            #expect(error?.message.contains("its body cannot be read again") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("not idempotent") == false)
+        }
+    }
+
     private static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
     /// A 417 to `Expect: 100-continue` comes before the body was read: libcurl sends the request

@@ -46,7 +46,8 @@ extension Client {
         }
     }
 
-    /// The one result of a request: its response, its failure, or `.cancelled` if it was interrupted.
+    /// The one result of a request: its response, its failure, `.cancelled` if it was interrupted,
+    /// or `.noValue` if it completed without a response.
     private static func outcome(
         of request: SignalProducer<Response, SluiceError>
     ) -> SignalProducer<Result<Response, SluiceError>, Never> {
@@ -57,7 +58,10 @@ extension Client {
                 case .failed(let error): return .failure(error)
                 case .interrupted:
                     return .failure(SluiceError(.cancelled, "The request was cancelled before it finished."))
-                case .completed: return nil
+                // Completed without a response (after one, `take(first:)` has ended the producer):
+                // a result of its own, or the results would no longer line up with the requests.
+                case .completed:
+                    return .failure(SluiceError(.noValue, "The request completed without a response."))
                 }
             }
             .take(first: 1)

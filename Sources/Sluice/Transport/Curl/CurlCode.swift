@@ -44,6 +44,9 @@ enum AbortReason: Equatable {
     case bodyRead(String)
     /// libcurl set out to send a non-idempotent request a second time (`TransferContext.beginAttempt`).
     case notSentAgain
+    /// A connection died under an idempotent request whose body could not be read again from its
+    /// start (why: an async sequence read once, a file gone), so libcurl could not send it again.
+    case bodyNotRepeatable(String)
     /// The response head is invalid: its body's framing is ambiguous (`HeaderBlockParser`), or
     /// libcurl refused one of its lines; the reason completes "The response … is not valid HTTP: ".
     case invalidHead(String)
@@ -96,6 +99,12 @@ extension SluiceError {
                 self.init(.invalidBody, "Reading the request body for \(url) failed: \(reason).", curlCode: curlCode)
             case .notSentAgain:
                 self.init(.connectionLost, Self.notSentAgain(url), curlCode: curlCode)
+            case .bodyNotRepeatable(let reason):
+                self.init(
+                    .connectionLost,
+                    "The connection to \(url) was lost before any response arrived; the request was not sent "
+                        + "again because its body cannot be read again from the start: \(reason).",
+                    curlCode: curlCode)
             case .invalidHead(let reason):
                 self.init(.protocolError, "The response from \(url) is not valid HTTP: \(reason).", curlCode: curlCode)
             case .peerRefused(let refusal):
