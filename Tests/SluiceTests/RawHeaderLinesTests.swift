@@ -186,11 +186,11 @@ struct RawHeaderLinesTests {
         #expect(parser.contentLength == Int64.max)
     }
 
-    /// A line that starts with `HTTP/` is a status line only where a block starts; inside a head
-    /// it is a field line without a colon, as libcurl reads it, and changes neither the status nor
-    /// the framing (it reset both once). After a final head, a block may be the head of the
-    /// response libcurl asked for again (after a 417 or a 401): its status line is read.
-    @Test func aStatusLikeLineInsideAHeadIsAField() {
+    /// A line that starts with `HTTP/` is a status line only where a block starts, and not in a
+    /// trailer; inside a head or a trailer it is a field line without a colon, as libcurl reads
+    /// it, and changes neither the status nor the framing (it reset both once). Once libcurl sent
+    /// the request again (after a 417 or a 401), the next block is a new response's head.
+    @Test func aStatusLikeLineInsideAHeadOrATrailerIsAField() {
         var parser = HeaderBlockParser()
         func feed(_ line: String) -> HeaderBlockParser.Line {
             Array(line.utf8).withUnsafeBufferPointer { parser.read($0) }
@@ -202,6 +202,13 @@ struct RawHeaderLinesTests {
         #expect(parser.status == 200)
         #expect(parser.contentLength == 5)
         _ = parser.takeHeaders()
+        // A trailer.
+        #expect(feed("HTTP/1.1 204 No Content\r\n") == .field)
+        #expect(feed("\r\n") == .end)
+        #expect(parser.status == 200)
+        #expect(parser.contentLength == 5)
+        // The request went out again: a new response.
+        parser.requestSentAgain()
         #expect(feed("HTTP/1.1 204 No Content\r\n") == .status)
         #expect(feed("X-Next: 1\r\n") == .field)
         #expect(feed("HTTP/1.1 500 Oops\r\n") == .field)

@@ -55,10 +55,10 @@ struct HeaderBlockParser {
     /// Whether the current lines are a trailer (after the head was taken): framing is decided by then.
     private var isTrailer = false
     /// Whether the next line starts a block: the first line, or the one after a blank line. Only
-    /// there is a line that starts with `HTTP/` a status line; libcurl reads one inside a head as a
-    /// field line without a colon, which frames nothing. (After a final head, the next block is a
-    /// trailer or the head of a response libcurl asked for again, after a 417 or a 401: a trailer
-    /// line that starts with `HTTP/` is still read as a status line.)
+    /// there, and not in a trailer, is a line that starts with `HTTP/` a status line, as libcurl
+    /// reads it: inside a head or a trailer it is a field line without a colon, which frames
+    /// nothing (read as a status line, it reset the status and the framing, and a trailer's could
+    /// replace a response's status after its body).
     private var atBlockStart = true
 
     /// Whether the current block frames its body by the connection's close: no Content-Length and
@@ -79,6 +79,14 @@ struct HeaderBlockParser {
         return HTTPHeaders(lines: RawHeaderLines(bytes: lines))
     }
 
+    /// libcurl sends the request again on the same transfer (after a 417 to `Expect:
+    /// 100-continue`, or for authentication): the lines that follow are a new response's, not a
+    /// trailer of the one before.
+    mutating func requestSentAgain() {
+        isTrailer = false
+        atBlockStart = true
+    }
+
     /// Reads one line, its CR LF included.
     mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Line {
         var end = bytes.count
@@ -87,7 +95,7 @@ struct HeaderBlockParser {
             atBlockStart = true
             return .end
         }
-        let startsBlock = atBlockStart
+        let startsBlock = atBlockStart && !isTrailer
         atBlockStart = false
         if startsBlock && end >= 5 && bytes[0] == 0x48 && bytes[1] == 0x54 && bytes[2] == 0x54 && bytes[3] == 0x50
             && bytes[4] == 0x2F

@@ -75,6 +75,8 @@ extension TransferContext {
             }
         }
         attempts += 1
+        // What comes back now is a response of its own, not the trailer of the previous one.
+        if attempts > 1 { parser.requestSentAgain() }
         let previousWasAnswered = answered
         answered = false
         guard attempts > 1, !previousWasAnswered, !request.method.isIdempotent else { return SLUICE_PREREQFUNC_OK }
