@@ -22,12 +22,10 @@ struct CurlTransportFailureTests {
             let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 1))
             let client = try Client(baseURL: server.baseURL.absoluteString, transport: transport)
             // ~1.5 s of body, a chunk every 250 ms, on the host's only connection.
-            let slow = Task {
-                try await client.get(
-                    server.url(for: .drip(bytes: 600, chunks: 6, interval: .milliseconds(250))).absoluteString
-                ).value
-            }
-            try await Task.sleep(for: .milliseconds(150))
+            let drip = server.url(for: .drip(bytes: 600, chunks: 6, interval: .milliseconds(250)))
+            let slow = Task { try await client.get(drip.absoluteString).value }
+            // The slow request holds the connection before the other one is made.
+            try await eventually("the slow request reaches the server") { server.requests(to: drip.path).count == 1 }
             var queued = try client.makeRequest(.get, "status/204")
             queued.options.idleTimeout = .milliseconds(400)
             let response = try await client.send(queued).value

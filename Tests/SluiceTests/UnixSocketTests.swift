@@ -44,6 +44,21 @@ struct UnixSocketTests {
         }
     }
 
+    /// A request on a socket that answers nothing ends with the idle timeout: the ports that tell
+    /// a TCP connection apart are zero on a Unix socket, which must not read as "no connection yet".
+    @Test func aStalledRequestOnASocketEndsWithTheIdleTimeout() async throws {
+        let path = try Self.socketPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try await withServer(MockServer.start(unixSocketPath: path)) { server, transport in
+            var options = RequestOptions()
+            options.unixSocketPath = path
+            options.idleTimeout = .milliseconds(400)
+            let url = URL(string: "http://localhost" + server.url(for: .fault(.neverRespond)).path)!
+            let error = await expectFailure(.timedOut) { try await transport.send(url, options: options) }
+            #expect(error?.timeout == .idle)
+        }
+    }
+
     @Test func aMissingOrInvalidSocketFailsNamingIt() async throws {
         let path = try Self.socketPath()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }

@@ -123,11 +123,11 @@ struct DownloadRun: Sendable {
                 guard held > asked, held < end else {
                     return restart(.rangeMismatch, restartsLeft: restartsLeft, response: response)
                 }
-                return send(from: held, restartsLeft: restartsLeft)
+                return askForTheRest(from: held, restartsLeft: restartsLeft, response: response)
             }
             if let complete = range.completeLength, end < complete {
                 // A server may send less than asked for: ask for the rest, while it moves forward.
-                return send(from: end, restartsLeft: restartsLeft)
+                return askForTheRest(from: end, restartsLeft: restartsLeft, response: response)
             }
             finish(response, expectedLength: range.completeLength ?? end)
         case 200..<300:
@@ -141,6 +141,17 @@ struct DownloadRun: Sendable {
             // The response as it is (its body in memory); the task concludes the file.
             succeed(response)
         }
+    }
+
+    /// Asks for the bytes from `offset` on, after a 206 that ended before the content did. Only
+    /// bytes a validator guards can be asked for by range: without one, asking again would start
+    /// from the first byte, get the same partial answer, and go round for ever, so the download
+    /// starts over, once, and then fails.
+    private func askForTheRest(from offset: Int64, restartsLeft: Int, response: Response) {
+        guard plan.validator != nil else {
+            return restart(.rangeMismatch, restartsLeft: restartsLeft, response: response)
+        }
+        send(from: offset, restartsLeft: restartsLeft)
     }
 
     private func restart(_ reason: DownloadRestart, restartsLeft: Int, response: Response) {

@@ -20,17 +20,17 @@ public enum DownloadValidator: Sendable, Hashable, Codable {
         }
     }
 
-    /// Whether a response's headers name another content than this validator does: a strong
-    /// `ETag` other than this entity tag, or a `Last-Modified` other than this date. A 206 that
-    /// says so answered a range of another content, ignoring `If-Range` (RFC 9110 §13.1.5): its
-    /// bytes must not be joined to the ones this validator guards. A response without the field
-    /// contradicts nothing.
+    /// Whether a response's headers name another content than this validator does: an `ETag`
+    /// whose tag differs from this one even by weak comparison (RFC 9110 §8.8.3.2: `W/"a"` may be
+    /// the same content as `"a"`, `W/"b"` is not), or a `Last-Modified` other than this date. A
+    /// 206 that says so answered a range of another content, ignoring `If-Range` (RFC 9110
+    /// §13.1.5): its bytes must not be joined to the ones this validator guards. A response
+    /// without the field contradicts nothing.
     func isContradicted(by headers: HTTPHeaders) -> Bool {
         switch self {
         case .entityTag(let tag):
-            guard let other = headers["ETag"]?.trimmingWhitespace(), !other.isEmpty, !other.hasPrefix("W/") else {
-                return false
-            }
+            guard var other = headers["ETag"]?.trimmingWhitespace(), !other.isEmpty else { return false }
+            if other.hasPrefix("W/") { other.removeFirst(2) }
             return other != tag
         case .lastModified(let date):
             guard let other = headers["Last-Modified"]?.trimmingWhitespace(), !other.isEmpty else { return false }

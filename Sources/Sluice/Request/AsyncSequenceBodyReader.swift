@@ -112,7 +112,12 @@ final class AsyncSequenceBodyReader: BodyReader, Sendable {
         }
         if startPump {
             let task = start(self)
-            state.withLock { $0.pump = task }
+            // Closed meanwhile: the task is not kept, and stops at once.
+            let closed = state.withLock { s -> Bool in
+                if !s.finished { s.pump = task }
+                return s.finished
+            }
+            if closed { task.cancel() }
         }
         demand?.resume()
         if let failure { throw SluiceError(.invalidBody, "The body's async sequence failed: \(failure).") }

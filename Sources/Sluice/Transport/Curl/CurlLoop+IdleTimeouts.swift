@@ -40,11 +40,11 @@ extension CurlLoop {
                 return false
             }
             if context.isPaused { return false }
-            // Without a connection yet, a transfer waits for one (libcurl holds it back while the
+            // Not sent yet, a transfer waits for a connection (libcurl holds it back while the
             // connection limits are reached: "further transfers wait their turn") or is making one,
-            // which `connectTimeout` limits. Neither is idleness: a queued transfer failed with an
-            // idle timeout once, behind 64 long downloads from its host.
-            if Self.connectionKey(context.easy) == 0 {
+            // which `connectTimeout` limits. Neither is idleness. (libcurl's prerequest callback,
+            // which counts the attempts, runs once a connection is ready, a Unix socket's too.)
+            if !context.wasSent {
                 context.lastActivity = now
                 return false
             }
