@@ -38,8 +38,7 @@ public struct CacheInterceptor: Interceptor {
                 chain.recordCache(.miss, url: request.url)
                 return SignalProducer(error: Self.notCached(request, because: "the cache does not answer it"))
             }
-            guard request.method == .get || request.method == .head || Self.safeMethods.contains(request.method)
-            else {
+            guard Self.safeMethods.contains(request.method) else {
                 return chain.proceed(request).on(value: { [cache] response in
                     if (200..<400).contains(response.status) { cache.invalidate(after: response, to: request.url) }
                 })

@@ -62,6 +62,11 @@ enum AbortReason: Equatable {
     case closedWithoutNotify
 }
 
+extension String {
+    /// The text without its final full stop, to go inside a sentence of a message.
+    var withoutFinalFullStop: String { hasSuffix(".") ? String(dropLast()) : self }
+}
+
 extension SluiceError {
     /// The error for a transfer that libcurl finished with `code`. `totalTimeoutExpired` tells
     /// which of libcurl's two timers a CURLE_OPERATION_TIMEDOUT comes from (see
@@ -71,9 +76,8 @@ extension SluiceError {
         transferResult code: CURLcode, message: String, abort: AbortReason?, totalTimeoutExpired: Bool, url: String
     ) {
         let curlCode = Int(code.rawValue)
-        var detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
         // Each message below ends with its own full stop.
-        if detail.hasSuffix(".") { detail.removeLast() }
+        let detail = (message.isEmpty ? String(cString: curl_easy_strerror(code)) : message).withoutFinalFullStop
         if let abort {
             switch abort {
             case .bodyTooLarge(let limit):
@@ -103,7 +107,7 @@ extension SluiceError {
                 self.init(
                     .connectionLost,
                     "The connection to \(url) was lost before any response arrived; the request was not sent "
-                        + "again because its body cannot be read again from the start: \(reason).",
+                        + "again because its body cannot be read again from the start: \(reason.withoutFinalFullStop).",
                     curlCode: curlCode)
             case .invalidHead(let reason):
                 self.init(.protocolError, "The response from \(url) is not valid HTTP: \(reason).", curlCode: curlCode)

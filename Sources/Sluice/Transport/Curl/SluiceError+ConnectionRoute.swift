@@ -7,8 +7,7 @@ extension SluiceError {
     /// status the proxy answered CONNECT with, 0 if it did not.
     init?(routeFailure code: CURLcode, message: String, options: RequestOptions, connectCode: Int, url: String) {
         let curlCode = Int(code.rawValue)
-        var detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
-        if detail.hasSuffix(".") { detail.removeLast() }
+        let detail = (message.isEmpty ? String(cString: curl_easy_strerror(code)) : message).withoutFinalFullStop
         if let proxy = options.proxy {
             let named = "the proxy \(proxy)"
             switch code {

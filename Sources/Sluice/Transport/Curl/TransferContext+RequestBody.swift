@@ -99,16 +99,11 @@ extension TransferContext {
         } catch {
             // The method allowed it: the body is why it was not sent again (not its method, as
             // libcurl's failure to rewind would otherwise be read).
-            if abortReason == nil { abortReason = .bodyNotRepeatable(Self.reason(error)) }
+            if abortReason == nil {
+                abortReason = .bodyNotRepeatable((error as? SluiceError)?.message ?? "\(error)")
+            }
             return SLUICE_SEEKFUNC_CANTSEEK
         }
-    }
-
-    /// An error's message without its final full stop, to go inside a sentence.
-    private static func reason(_ error: any Error) -> String {
-        var text = (error as? SluiceError)?.message ?? "\(error)"
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
     }
 
     static func makeReader(for body: RequestBody) throws -> (any BodyReader)? {
